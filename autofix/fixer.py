@@ -1,0 +1,118 @@
+"""Fixer metadata, findings, the registry, and selection by code or slug."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from autofix.edits import Fix
+from autofix.knowledge.releases import Release, parse_release
+from autofix.model import Flag, Launch
+from autofix.source import Span
+
+__all__ = ["Finding", "Fixer", "all_fixers", "fixer", "select"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a check reports: where, what, and the fix it offers (if any)."""
+
+    at: Span
+    message: str
+    fix: Fix | None = None
+
+    @classmethod
+    def on(cls, flag: Flag, message: str, fix: Fix | None = None) -> Finding:
+        return cls(flag.span, message, fix)
+
+
+Check = Callable[[Launch], Iterator[Finding]]
+
+
+@dataclass(frozen=True, slots=True)
+class Fixer:
+    code: str
+    name: str
+    record: str
+    pattern: str  # the record's messagePattern: how SGLang words the error
+    releases: tuple[str, str]  # first and last SGLang release in which the record holds
+    check: Check
+    default: bool = True  # off by default: runs only when selected
+
+    @property
+    def doc(self) -> str:
+        module = sys.modules[self.check.__module__]
+        return (module.__doc__ or "").strip()
+
+    @property
+    def summary(self) -> str:
+        return self.doc.split("\n", 1)[0].strip()
+
+    def holds_in(self, release: str | None) -> bool:
+        """Whether the record holds in release; None means the newest release where it does."""
+        if release is None:
+            return True
+        parsed = parse_release(release)
+        if parsed is None:
+            return False
+        first, last = (parse_release(r) for r in self.releases)
+        return first <= parsed <= last  # type: ignore[operator]
+
+    def newest_release(self) -> Release:
+        return parse_release(self.releases[1])  # type: ignore[return-value]
+
+
+_REGISTRY: dict[str, Fixer] = {}
+
+
+def fixer(
+    *, code: str, name: str, record: str, pattern: str, releases: tuple[str, str], default: bool = True
+) -> Callable[[Check], Check]:
+    """Register a check function as a fixer."""
+
+    def register(check: Check) -> Check:
+        if code in _REGISTRY:
+            raise ValueError(f"fixer code {code} registered twice")
+        _REGISTRY[code] = Fixer(code, name, record, pattern, releases, check, default)
+        return check
+
+    return register
+
+
+def all_fixers() -> list[Fixer]:
+    """Every fixer in autofix.fixers, by code."""
+    import autofix.fixers as package
+
+    for module in pkgutil.iter_modules(package.__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{package.__name__}.{module.name}")
+    return sorted(_REGISTRY.values(), key=lambda f: f.code)
+
+
+def lookup(word: str) -> Fixer | None:
+    for fx in all_fixers():
+        if word in (fx.code, fx.name):
+            return fx
+    return None
+
+
+def select(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Fixer]:
+    """ruff's selection: codes or slugs; a code prefix ('SGL0') selects a group; 'ALL' selects all."""
+    fixers = all_fixers()
+    select, ignore = list(select), list(ignore)
+
+    def matches(fx: Fixer, words: list[str]) -> bool:
+        return any(w == "ALL" or w == fx.name or fx.code.startswith(w) for w in words)
+
+    chosen = [fx for fx in fixers if (matches(fx, select) if select else fx.default)]
+    return [fx for fx in chosen if not matches(fx, ignore)]
+
+
+def unknown_codes(words: Iterable[str]) -> list[str]:
+    fixers = all_fixers()
+    return [
+        w for w in words if w != "ALL" and not any(w == fx.name or fx.code.startswith(w) for fx in fixers)
+    ]

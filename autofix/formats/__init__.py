@@ -1,0 +1,46 @@
+"""Formats: text -> [Launch], and how an edit is spelled in that format.
+
+Each format module is imported only when a file of its kind needs parsing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from pathlib import PurePath
+
+__all__ = ["FORMATS", "FormatSpec", "detect", "load"]
+
+
+@dataclass(frozen=True, slots=True)
+class FormatSpec:
+    name: str
+    module: str
+    # Bytes a file must contain before it is worth parsing.
+    needles: tuple[bytes, ...]
+
+    def worth_parsing(self, data: bytes) -> bool:
+        return any(needle in data for needle in self.needles)
+
+
+SHELL = FormatSpec("shell", "autofix.formats.shell", (b"sglang",))
+
+FORMATS: dict[str, FormatSpec] = {spec.name: spec for spec in (SHELL,)}
+
+_SHELL_SUFFIXES = {".sh", ".bash"}
+_SHEBANG = re.compile(rb"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+(?:-S[ \t]+)?)?(?:ba|da|k|z)?sh\b")
+
+
+def detect(path: str, head: bytes = b"") -> FormatSpec | None:
+    """The format of a file, from its name, else from a shebang in its first bytes."""
+    suffix = PurePath(path).suffix.lower()
+    if suffix in _SHELL_SUFFIXES:
+        return SHELL
+    if head.startswith(b"#!") and _SHEBANG.match(head):
+        return SHELL
+    return None
+
+
+def load(spec: FormatSpec):  # noqa: ANN201 - a module
+    return importlib.import_module(spec.module)

@@ -1,0 +1,509 @@
+"""Shell scripts: launches in commands, read with tree-sitter-bash.
+
+Words are evaluated the way bash would, as far as that can be known without
+running anything: quotes and escapes are undone, top-level variables assigned
+once before the launch are expanded, bash arrays of flags are spliced in; any
+other expansion is unknown. Every argv token keeps the file offsets it was read
+from, so edits land exactly where a flag is written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from autofix.edits import Edit
+from autofix.knowledge.options import OptionTable
+from autofix.model import Arg, Launch, NewFlag
+from autofix.source import Source, Span
+
+__all__ = ["find_launches", "syntax_errors"]
+
+_PARSER = None
+
+
+def _parser():  # noqa: ANN202 - tree_sitter.Parser, imported lazily
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+
+        _PARSER = Parser(Language(tree_sitter_bash.language()))
+    return _PARSER
+
+
+def _mask_crlf(data: bytes) -> bytes:
+    """Same-length bytes in which CRLF reads as LF (a '\\' continuation included)."""
+    if b"\r" not in data:
+        return data
+    return data.replace(b"\\\r\n", b" \\\n").replace(b"\r\n", b" \n")
+
+
+def parse(data: bytes, ranges: Sequence[object] | None = None):  # noqa: ANN201
+    parser = _parser()
+    if ranges is not None:
+        parser.included_ranges = list(ranges)
+    try:
+        return parser.parse(_mask_crlf(data))
+    finally:
+        if ranges is not None:
+            parser.included_ranges = []
+
+
+def syntax_errors(text: str) -> int:
+    """How many ERROR or MISSING nodes bash's grammar finds in text."""
+    root = parse(text.encode("utf-8")).root_node
+    return sum(1 for _ in _error_nodes(root)) if root.has_error else 0
+
+
+def _error_nodes(node) -> Iterator[object]:  # noqa: ANN001
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            yield node
+        elif node.has_error:
+            stack.extend(node.children)
+
+
+# -- launch detection -----------------------------------------------------------
+
+_PYTHON = re.compile(r"(?:.*/)?(?:python|pypy)(?:\d+(?:\.\d+)*)?$")
+# Commands that print, search or signal their arguments rather than run them.
+_NOT_RUNNERS = frozenset(
+    "echo printf print cat grep egrep fgrep rg sed awk tee logger pkill pgrep kill killall ps "
+    "which type command hash alias test [ [[ ls find wc head tail cut sort uniq tr".split()
+)
+_PYTHON_OPTS_WITH_VALUE = frozenset({"-X", "-W", "-Q"})
+
+
+def launch_start(texts: Sequence[str | None]) -> tuple[int, str] | None:
+    """Index of the first SGLang argument in an argv and the launch form, or None."""
+    for i, text in enumerate(texts):
+        if text is None:
+            return None
+        base = text.rsplit("/", 1)[-1]
+        if _PYTHON.match(text):
+            return _python_module(texts, i + 1)
+        if base == "sglang":
+            return (i + 2, "serve") if i + 1 < len(texts) and texts[i + 1] == "serve" else None
+        # Anything else in front is a wrapper that runs what follows (nohup,
+        # env, docker run IMAGE, srun, a site's own launcher script ...).
+        if i == 0 and base in _NOT_RUNNERS:
+            return None
+    return None
+
+
+def _python_module(texts: Sequence[str | None], j: int) -> tuple[int, str] | None:
+    while j < len(texts) and (texts[j] or "").startswith("-") and texts[j] != "-m":
+        if texts[j] in ("-c", "-"):
+            return None
+        j += 2 if texts[j] in _PYTHON_OPTS_WITH_VALUE else 1
+    if j + 1 < len(texts) and texts[j] == "-m" and texts[j + 1] == "sglang.launch_server":
+        return j + 2, "launch_server"
+    return None
+
+
+# -- the document ---------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Binding:
+    offset: int  # where the assignment ends: uses after it see the value
+    scalar: str | None = None  # None: unknown
+    elements: list[Arg] | None = None  # a bash array of literal-enough words
+
+
+class _Doc:
+    """One parsed shell text: offsets, variables, and the evaluation of words."""
+
+    def __init__(self, source: Source, table: OptionTable, newline: str):
+        self.source = source
+        self.text = source.text
+        self.table = table
+        self.newline = newline
+        self.data = self.text.encode("utf-8")
+        self._char_of: list[int] | None = None
+        if len(self.data) != len(self.text):
+            char_of = []
+            for index, ch in enumerate(self.text):
+                char_of.extend([index] * len(ch.encode("utf-8")))
+            char_of.append(len(self.text))
+            self._char_of = char_of
+        self.tree = parse(self.data)
+        self.error_lines = self._error_lines()
+        self.assigned = Counter[str]()
+        self.bindings: dict[str, _Binding] = {}
+        self._collect_assignments()
+
+    # offsets
+
+    def at(self, byte: int) -> int:
+        return self._char_of[byte] if self._char_of is not None else byte
+
+    def span(self, node) -> Span:  # noqa: ANN001
+        return Span(self.at(node.start_byte), self.at(node.end_byte))
+
+    def node_text(self, node) -> str:  # noqa: ANN001
+        return self.data[node.start_byte : node.end_byte].decode("utf-8")
+
+    def _error_lines(self) -> set[int]:
+        root = self.tree.root_node
+        if not root.has_error:
+            return set()
+        lines: set[int] = set()
+        for node in _error_nodes(root):
+            lines.update(range(node.start_point[0], node.end_point[0] + 1))
+        return lines
+
+    # variables
+
+    def _collect_assignments(self) -> None:
+        stack = [self.tree.root_node]
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind == "variable_assignment":
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    op = node.children[1].type if node.child_count > 1 else "="
+                    self.assigned[self.node_text(name)] += 1 if op == "=" else 2
+            elif kind == "for_statement":
+                var = node.child_by_field_name("variable")
+                if var is not None:
+                    self.assigned[self.node_text(var)] += 2
+            elif kind == "command":
+                self._count_builtin_writes(node)
+            elif kind == "declaration_command":
+                for child in node.named_children:
+                    if child.type in ("variable_name", "word"):
+                        self.assigned[self.node_text(child)] += 2 if node.children[0].type == "local" else 0
+            stack.extend(node.named_children)
+        for node in self.tree.root_node.named_children:
+            targets = [node] if node.type == "variable_assignment" else []
+            if node.type == "declaration_command" and node.children[0].type in ("export", "declare", "readonly", "typeset"):
+                targets = [c for c in node.named_children if c.type == "variable_assignment"]
+            for assignment in targets:
+                self._bind(assignment)
+
+    def _count_builtin_writes(self, node) -> None:  # noqa: ANN001
+        name = node.child_by_field_name("name")
+        if name is None or self.node_text(name) not in ("read", "mapfile", "readarray", "getopts", "unset", "printf"):
+            return
+        for arg in node.children_by_field_name("argument"):
+            text = self.node_text(arg)
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+                self.assigned[text] += 2
+
+    def _bind(self, assignment) -> None:  # noqa: ANN001
+        name_node = assignment.child_by_field_name("name")
+        value = assignment.child_by_field_name("value")
+        if name_node is None or name_node.type != "variable_name":
+            return
+        name = self.node_text(name_node)
+        if self.assigned[name] != 1:
+            return
+        offset = self.at(assignment.end_byte)
+        if value is None:
+            self.bindings[name] = _Binding(offset, scalar="")
+        elif value.type == "array":
+            container = _ArgList(self, self.span(value.children[0]), array=True)
+            elements: list[Arg] = []
+            for element in value.named_children:
+                if element.type == "comment":
+                    continue
+                elements.extend(self.words(element, container, assignment.start_byte))
+            container.tokens.extend(arg.span for arg in elements)
+            self.bindings[name] = _Binding(offset, elements=elements)
+        else:
+            args = self.words(value, None, assignment.start_byte, split=False)
+            text = args[0].text if len(args) == 1 and not args[0].splat else None
+            self.bindings[name] = _Binding(offset, scalar=text)
+
+    def lookup(self, name: str, use: int) -> _Binding | None:
+        binding = self.bindings.get(name)
+        if binding is None or binding.offset > self.at(use):
+            return None
+        return binding
+
+    # words
+
+    def words(self, node, container, use: int, split: bool = True) -> list[Arg]:  # noqa: ANN001
+        """The argv tokens a word node stands for."""
+        kind = node.type
+        span = self.span(node)
+        if kind in ("simple_expansion", "expansion") and split:
+            return self._unquoted_expansion(node, container, use)
+        if kind == "string" and split:
+            inner = [c for c in node.children if c.type != '"']
+            if len(inner) == 1 and inner[0].type == "expansion":
+                ref = _Reference.of(self.node_text(inner[0]))
+                if ref is not None and ref.array:  # "${ARGS[@]}": one word per element
+                    return self._unquoted_expansion(inner[0], container, use)
+        if kind in ("command_substitution", "process_substitution", "arithmetic_expansion", "brace_expression"):
+            return [Arg(None, span, container, splat=split)]
+        piece = self._piece(node, use)
+        if piece is None:
+            return [Arg(None, span, container)]
+        text, chars = piece
+        literal = chars if any(c >= 0 for c in chars) else None
+        return [Arg(text, span, container, chars=literal)]
+
+    def _unquoted_expansion(self, node, container, use: int) -> list[Arg]:  # noqa: ANN001
+        span = self.span(node)
+        ref = _Reference.of(self.node_text(node))
+        if ref is None:
+            return [Arg(None, span, container, splat=True)]
+        binding = self.lookup(ref.name, use)
+        if ref.array:
+            if binding is None or binding.elements is None:
+                return [Arg(None, span, container, splat=True)]
+            return list(binding.elements)
+        value = self._scalar(ref, binding)
+        if value is None:
+            return [Arg(None, span, container, splat=True)]
+        # Word splitting: each field is read from the variable, not written here.
+        return [Arg(field, span, container, editable=False) for field in value.split()]
+
+    def _scalar(self, ref: _Reference, binding: _Binding | None) -> str | None:
+        if binding is not None:
+            value = binding.scalar
+            if value is None or binding.elements is not None:
+                return None
+            if ref.default is not None and ref.colon and value == "":
+                return ref.default
+            return value
+        if ref.default is not None and self.assigned[ref.name] <= 1:
+            # Unset in the script itself: the script's own default.
+            return ref.default
+        return None
+
+    def _piece(self, node, use: int) -> tuple[str, list[int]] | None:  # noqa: ANN001
+        """Text and per-character offsets of a word that makes exactly one token."""
+        kind = node.type
+        start = self.at(node.start_byte)
+        if kind in ("word", "number"):
+            return _unescape(self.node_text(node), start, _BARE_ESCAPES)
+        if kind == "raw_string":
+            text = self.node_text(node)[1:-1]
+            return text, list(range(start + 1, start + 1 + len(text)))
+        if kind == "string":
+            return self._string(node, use)
+        if kind == "concatenation":
+            text, chars = "", []
+            for child in node.children:
+                part = self._piece(child, use) if child.type not in ("simple_expansion", "expansion") else self._quoted_expansion(child, use)
+                if part is None:
+                    return None
+                text += part[0]
+                chars += part[1]
+            return text, chars
+        if kind in ("simple_expansion", "expansion"):
+            return self._quoted_expansion(node, use)
+        return None
+
+    def _string(self, node, use: int) -> tuple[str, list[int]] | None:  # noqa: ANN001
+        text, chars = "", []
+        for child in node.children:
+            kind = child.type
+            if kind == '"':
+                continue
+            if kind == "string_content":
+                part = _unescape(self.node_text(child), self.at(child.start_byte), _QUOTED_ESCAPES)
+            elif kind in ("simple_expansion", "expansion"):
+                part = self._quoted_expansion(child, use)
+            else:
+                return None
+            if part is None:
+                return None
+            text += part[0]
+            chars += part[1]
+        return text, chars
+
+    def _quoted_expansion(self, node, use: int) -> tuple[str, list[int]] | None:  # noqa: ANN001
+        ref = _Reference.of(self.node_text(node))
+        if ref is None or ref.array:
+            return None
+        value = self._scalar(ref, self.lookup(ref.name, use))
+        if value is None:
+            return None
+        return value, [-1] * len(value)
+
+
+_BARE_ESCAPES = None  # every backslash escapes the next character
+_QUOTED_ESCAPES = '$`"\\\n'
+
+
+def _unescape(raw: str, start: int, escapable: str | None) -> tuple[str, list[int]]:
+    text: list[str] = []
+    chars: list[int] = []
+    i = 0
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\" and i + 1 < len(raw) and (escapable is None or raw[i + 1] in escapable):
+            nxt = raw[i + 1]
+            if nxt != "\n":
+                text.append(nxt)
+                chars.append(-1)
+            i += 2
+            continue
+        text.append(ch)
+        chars.append(start + i)
+        i += 1
+    return "".join(text), chars
+
+
+_REFERENCE = re.compile(
+    r"\$(?:\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<index>\[[@*]\])?(?:(?P<op>:?[-=])(?P<default>[^}$`'\"\\]*))?\}"
+    r"|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))\Z"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reference:
+    name: str
+    array: bool
+    default: str | None
+    colon: bool
+
+    @classmethod
+    def of(cls, text: str) -> _Reference | None:
+        match = _REFERENCE.match(text)
+        if match is None:
+            return None
+        if match["bare"]:
+            return cls(match["bare"], False, None, False)
+        if match["index"] == "[*]":
+            return None
+        op = match["op"] or ""
+        return cls(match["name"], match["index"] == "[@]", match["default"], op.startswith(":"))
+
+
+# -- containers: how an edit is spelled in a command or an array ----------------
+
+
+class _ArgList:
+    """The tokens of one command, or the elements of one bash array."""
+
+    def __init__(self, doc: _Doc, opener: Span, array: bool, frozen: bool = False):
+        self.doc = doc
+        self.tokens: list[Span] = [opener]
+        self.array = array
+        self.frozen = frozen
+
+    def replace(self, arg: Arg, start: int, end: int, value: str) -> tuple[Edit, ...]:
+        span = arg.region(start, end)
+        if self.frozen or span is None:
+            return ()
+        return (Edit(span, value),)
+
+    def remove(self, args: Sequence[Arg]) -> tuple[Edit, ...]:
+        run = self._run(args)
+        if self.frozen or run is None:
+            return ()
+        first, last = run
+        text = self.doc.text
+        start, end = self.tokens[first].start, self.tokens[last].end
+        prev = self.tokens[first - 1]
+        nxt = self.tokens[last + 1] if last + 1 < len(self.tokens) else None
+        line = self.doc.source.line_span(start)
+        if nxt is not None and nxt.start <= line.end:
+            return (Edit.delete(Span(start, nxt.start)),)
+        if nxt is not None and self._own_line(start, end):
+            newline_end = line.end + len(self.doc.newline) if text.startswith("\r\n", line.end) else line.end + 1
+            return (Edit.delete(Span(line.start, min(newline_end, len(text)))),)
+        return (Edit.delete(Span(prev.end, end)),)
+
+    def insert_after(self, args: Sequence[Arg], new: NewFlag) -> tuple[Edit, ...]:
+        run = self._run(args)
+        if self.frozen or run is None:
+            return ()
+        end = self.tokens[run[1]].end
+        start = self.tokens[run[0]].start
+        words = " ".join(_quote(token) for token in new.tokens())
+        if not self._own_line(start, end):
+            return (Edit.insert(end, " " + words),)
+        source, nl = self.doc.source, self.doc.newline
+        line = source.line_span(end)
+        indent = source.text[line.start : start]
+        suffix = source.text[end : line.end]
+        if suffix.strip() == "\\" or self.array and not suffix.strip():
+            after_line = line.end + len(nl)
+            return (Edit.insert(after_line, indent + words + suffix + nl),)
+        if suffix.strip():
+            return (Edit.insert(end, " " + words),)
+        # The launch's last line: continue it in the style of the line above.
+        above = source.line_text(line.start - 1) if line.start > 0 else ""
+        cont = re.search(r"[ \t]*\\$", above)
+        return (Edit.insert(end, (cont.group() if cont else " \\") + nl + indent + words),)
+
+    def _run(self, args: Sequence[Arg]) -> tuple[int, int] | None:
+        try:
+            first = self.tokens.index(args[0].span, 1)
+            last = self.tokens.index(args[-1].span, first)
+        except ValueError:
+            return None
+        return first, last
+
+    def _own_line(self, start: int, end: int) -> bool:
+        source = self.doc.source
+        line = source.line_span(start)
+        if end > line.end or source.text[line.start : start].strip():
+            return False
+        return re.fullmatch(r"[ \t]*(\\|#.*)?", source.text[end : line.end]) is not None
+
+
+def _quote(token: str) -> str:
+    if re.fullmatch(r"[A-Za-z0-9_@%+=:,./-]+", token):
+        return token
+    return "'" + token.replace("'", "'\"'\"'") + "'"
+
+
+# -- finding launches -----------------------------------------------------------
+
+
+def find_launches(
+    source: Source,
+    table: OptionTable,
+    release: str | None = None,
+    model_lookup: Callable[[str], str | None] | None = None,
+) -> list[Launch]:
+    doc = _Doc(source, table, source.newline)
+    launches: list[Launch] = []
+    stack = [doc.tree.root_node]
+    while stack:
+        node = stack.pop()
+        if b"sglang" not in doc.data[node.start_byte : node.end_byte]:
+            continue
+        if node.type == "command":
+            launch = _launch(doc, node, release, model_lookup)
+            if launch is not None:
+                launches.append(launch)
+        stack.extend(reversed(node.named_children))
+    return launches
+
+
+def _launch(doc: _Doc, node, release, model_lookup) -> Launch | None:  # noqa: ANN001
+    if node.has_error:
+        return None
+    lines = range(node.start_point[0] - 1, node.end_point[0] + 2)
+    frozen = any(line in doc.error_lines for line in lines)
+    name = node.child_by_field_name("name")
+    if name is None:
+        return None
+    container = _ArgList(doc, doc.span(name), array=False, frozen=frozen)
+    argv: list[Arg] = []
+    for child in (name, *node.children_by_field_name("argument")):
+        word = child.named_children[0] if child.type == "command_name" and child.named_child_count else child
+        argv.extend(doc.words(word, container, node.start_byte))
+        if child is not name:
+            container.tokens.append(doc.span(child))
+    start = launch_start([a.text for a in argv])
+    if start is None:
+        return None
+    index, form = start
+    return Launch.read(
+        argv[index:], doc.table, doc.span(node), form, release=release, model_lookup=model_lookup
+    )

@@ -1,0 +1,1 @@
+"""What autofix knows about SGLang releases and models."""

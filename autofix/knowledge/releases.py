@@ -1,0 +1,33 @@
+"""SGLang releases autofix has tables for, and how release strings compare."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["DEFAULT_RELEASE", "RELEASES", "Release", "parse_release"]
+
+Release = tuple[int, ...]
+
+# Every release whose option table is generated into knowledge/data.
+RELEASES: tuple[str, ...] = ("0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
+
+# The table used to read a launch whose release is not known: the newest
+# release in which the seed records hold.
+DEFAULT_RELEASE = "0.5.22"
+
+_RELEASE = re.compile(r"v?(\d+)\.(\d+)\.(\d+)(?:\.post\d+|rc\d+)?$")
+
+
+def parse_release(text: str) -> Release | None:
+    """'0.5.18', 'v0.5.18', '0.5.18.post1' -> (0, 5, 18); anything else -> None."""
+    match = _RELEASE.match(text.strip())
+    if match is None:
+        return None
+    return tuple(int(part) for part in match.groups())
+
+
+def nearest_table(release: Release) -> str:
+    """The generated table closest to release (the release itself when known)."""
+    known = [(parse_release(r), r) for r in RELEASES]
+    older = [r for v, r in known if v <= release]
+    return older[-1] if older else RELEASES[0]
