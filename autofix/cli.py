@@ -1,0 +1,250 @@
+"""The command line: the only place that reads argv and stdin, prints, and picks exit codes.
+
+Exit codes: 0 no finding remains; 1 findings remain (with --diff: a diff was
+printed); 2 usage error, unreadable or unparsable file, internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+from autofix import fixer as registry
+from autofix.config import Config, ConfigError, find_config, load_config
+from autofix.knowledge.releases import parse_release
+from autofix.source import DecodeError, Source
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+@dataclass
+class Run:
+    """What one invocation has seen so far."""
+
+    mode: str  # "check", "diff" or "fix"
+    fmt: str
+    remaining: int = 0
+    fixed: int = 0
+    fixed_files: int = 0
+    diffs: int = 0
+    errors: int = 0
+    json_out: list[dict[str, object]] = field(default_factory=list)
+
+    def error(self, message: str) -> None:
+        self.errors += 1
+        click.echo(f"autofix: {message}", err=True)
+
+
+def _codes(values: tuple[str, ...]) -> list[str]:
+    return [w.strip() for v in values for w in v.split(",") if w.strip()]
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--diff", "diff_mode", is_flag=True, help="Print the unified diff that --fix would apply; write nothing.")
+@click.option("--fix", "fix_mode", is_flag=True, help="Apply fixes in place.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
+@click.option("--select", multiple=True, help="Comma-separated codes or slugs to run (default: all default fixers).")
+@click.option("--ignore", multiple=True, help="Comma-separated codes or slugs to skip.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--sglang-version", help="The SGLang release the launches run on (default: detected).")
+@click.option("--explain", metavar="CODE", help="Print a fixer's documentation and its error record.")
+@click.option("--list", "list_fixers", is_flag=True, help="Print the table of fixers.")
+@click.option("--stdin-filename", help="The name of the file read from stdin ('-').")
+@click.version_option(package_name="autofix")
+def main(
+    paths: tuple[Path, ...],
+    diff_mode: bool,
+    fix_mode: bool,
+    unsafe_fixes: bool,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fmt: str,
+    sglang_version: str | None,
+    explain: str | None,
+    list_fixers: bool,
+    stdin_filename: str | None,
+) -> None:
+    """Find SGLang launches that SGLang would refuse to start, and fix them minimally."""
+    if explain is not None:
+        sys.exit(_explain(explain))
+    try:
+        config = load_config(find_config(Path.cwd()))
+    except ConfigError as exc:
+        click.echo(f"autofix: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    chosen_select = _codes(select) or list(config.select)
+    chosen_ignore = list(config.ignore) + _codes(ignore)
+    unknown = registry.unknown_codes(chosen_select + chosen_ignore)
+    if unknown:
+        raise click.UsageError(f"unknown fixer code or name: {unknown[0]}")
+    fixers = registry.select(chosen_select, chosen_ignore)
+    if list_fixers:
+        from autofix import report
+
+        click.echo(report.fixers_json(fixers) if fmt == "json" else report.fixers_text(fixers))
+        sys.exit(EXIT_CLEAN)
+    if diff_mode and fix_mode:
+        raise click.UsageError("--diff and --fix are exclusive")
+    release = sglang_version or config.sglang_version
+    if release is not None and parse_release(release) is None:
+        raise click.UsageError(f"--sglang-version: not a release: {release}")
+    run = Run("diff" if diff_mode else "fix" if fix_mode else "check", fmt)
+    unsafe = unsafe_fixes or config.unsafe_fixes
+    targets = list(paths) or [Path(".")]
+    if Path("-") in targets:
+        if len(targets) > 1:
+            raise click.UsageError("'-' (stdin) cannot be combined with other paths")
+        _stdin(run, fixers, release, unsafe, stdin_filename or "-", config)
+    else:
+        _files(run, fixers, release, unsafe, targets, config)
+    sys.exit(_finish(run))
+
+
+def _explain(word: str) -> int:
+    fx = registry.lookup(word)
+    if fx is None:
+        click.echo(f"autofix: unknown fixer code or name: {word}", err=True)
+        return EXIT_ERROR
+    from importlib import resources
+
+    click.echo(f"{fx.code} ({fx.name})")
+    click.echo(f"record {fx.record}; SGLang {fx.releases[0]} to {fx.releases[1]}")
+    click.echo(f"message pattern: {fx.pattern}")
+    click.echo("")
+    click.echo(fx.doc)
+    record = resources.files("autofix.knowledge").joinpath(f"records/{fx.record}.json")
+    if record.is_file():
+        click.echo("")
+        click.echo("## Error record")
+        click.echo(record.read_text(encoding="utf-8").rstrip())
+    return EXIT_CLEAN
+
+
+def _files(run: Run, fixers, release, unsafe, targets, config: Config) -> None:  # noqa: ANN001
+    from autofix.files import ModelLookup, neighbour_release, walk, write_atomic
+
+    for target in targets:
+        if not target.exists() and not target.is_symlink():
+            run.error(f"{target}: no such file or folder")
+    roots = [t if t.is_dir() else t.parent for t in targets if t.exists()]
+    releases: dict[Path, str | None] = {}
+    for candidate in walk([t for t in targets if t.exists()], config.exclude):
+        path = candidate.path
+        if candidate.spec is None:
+            click.echo(f"autofix: {path}: not a launch file autofix can read (skipped)", err=True)
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            run.error(f"{path}: cannot read: {exc.strerror or exc}")
+            continue
+        if not candidate.spec.worth_parsing(data):
+            continue
+        folder = path.parent.resolve()
+        if folder not in releases:
+            releases[folder] = neighbour_release(folder)
+        file_fixers = _without(fixers, config.ignored_for(path))
+        result = _check(run, str(path), data, candidate.spec, file_fixers, release, unsafe,
+                        releases[folder], ModelLookup(folder, roots))
+        if result is None:
+            continue
+        if run.mode == "fix" and result.changed:
+            try:
+                write_atomic(path, result.source.encode(result.text))
+            except OSError as exc:
+                run.error(f"{path}: cannot write: {exc.strerror or exc}")
+
+
+def _stdin(run: Run, fixers, release, unsafe, name: str, config: Config) -> None:  # noqa: ANN001
+    from autofix.files import ModelLookup, neighbour_release
+    from autofix.formats import detect
+
+    data = sys.stdin.buffer.read()
+    spec = detect(name, data[:128])
+    if spec is None:
+        run.error(f"{name}: cannot tell the file's kind; pass --stdin-filename with a known suffix")
+        return
+    folder = Path(name).parent.resolve()
+    result = _check(run, name, data, spec, _without(fixers, config.ignored_for(Path(name))), release,
+                    unsafe, neighbour_release(folder), ModelLookup(folder, [Path.cwd()]))
+    if run.mode == "fix":
+        sys.stdout.buffer.write(result.source.encode(result.text) if result else data)
+        sys.stdout.buffer.flush()
+
+
+def _without(fixers, codes: set[str]):  # noqa: ANN001, ANN202
+    return [fx for fx in fixers if not any(fx.code.startswith(c) or fx.name == c for c in codes)]
+
+
+def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, lookup):  # noqa: ANN001, ANN202
+    from autofix import report
+    from autofix.pipeline import Settings, fix_text
+
+    try:
+        source = Source.decode(data)
+    except DecodeError as exc:
+        run.error(f"{name}: cannot decode: {exc}")
+        return None
+    settings = Settings(fixers, release, neighbour, unsafe, lookup)
+    try:
+        result = fix_text(source, spec, settings, fix=run.mode != "check")
+    except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
+        run.error(f"{name}: internal error: {type(exc).__name__}: {exc}")
+        return None
+    if result.error is not None:
+        run.error(f"{name}: internal error: {result.error}; file left unchanged")
+        return None
+    remaining = [r for r in result.findings if not r.fixed]
+    fixed = [r for r in result.findings if r.fixed]
+    if run.mode == "diff":
+        if result.changed:
+            click.echo(report.diff(name, source.text, result.text), nl=False)
+            run.diffs += 1
+        run.fixed += len(fixed)
+        run.remaining += len(remaining)
+        return result
+    if run.mode == "fix":
+        run.fixed += len(fixed)
+        run.fixed_files += 1 if result.changed else 0
+        shown = remaining
+    else:
+        shown = result.findings
+    run.remaining += len(remaining)
+    for r in shown:
+        if run.fmt == "json":
+            run.json_out.append(report.finding_json(name, r, source))
+        else:
+            click.echo(report.finding_text(name, r), err=run.mode == "fix" and name == "-")
+    if run.fmt == "json" and run.mode == "fix":
+        run.json_out.extend(report.finding_json(name, r, source) for r in fixed)
+    return result
+
+
+def _finish(run: Run) -> int:
+    if run.fmt == "json" and run.mode != "diff":
+        out = json.dumps(run.json_out, indent=2)
+        click.echo(out, err=run.mode == "fix" and _stdout_taken())
+    elif run.mode == "diff":
+        if run.diffs or run.remaining:
+            click.echo(
+                f"{run.fixed} fixable finding(s) in {run.diffs} file(s); {run.remaining} without an applicable fix",
+                err=True,
+            )
+    elif run.mode == "fix":
+        click.echo(f"Fixed {run.fixed} finding(s) in {run.fixed_files} file(s); {run.remaining} remaining.", err=True)
+    elif run.remaining:
+        click.echo(f"Found {run.remaining} finding(s).")
+    if run.errors:
+        return EXIT_ERROR
+    if run.mode == "diff":
+        return EXIT_FINDINGS if run.diffs else EXIT_CLEAN
+    return EXIT_FINDINGS if run.remaining else EXIT_CLEAN
+
+
+def _stdout_taken() -> bool:
+    return "-" in sys.argv[1:]

@@ -1,0 +1,198 @@
+"""The file system edge: which files to check, reading them, writing them atomically,
+and what the files beside a launch say (a pinned SGLang release, a model's config.json).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from autofix.formats import FormatSpec, detect
+from autofix.pipeline import release_in_text
+
+__all__ = ["Candidate", "ModelLookup", "neighbour_release", "walk", "write_atomic"]
+
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
+     ".pytest_cache", ".ruff_cache", ".venv", "venv", ".eggs", ".sglang-env"}
+)
+HEAD_BYTES = 128
+CONFIG_JSON_LIMIT = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    path: Path
+    spec: FormatSpec | None  # None: given explicitly but of no known kind
+
+
+def walk(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Iterator[Candidate]:
+    """Files to check: explicit files as given, folders walked (ignores honoured)."""
+    import pathspec
+
+    excluded = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
+    for path in paths:
+        if path.is_dir():
+            yield from _walk_dir(path, excluded)
+        else:
+            yield Candidate(path, _spec_of(path))
+
+
+def _walk_dir(root: Path, excluded) -> Iterator[Candidate]:  # noqa: ANN001
+    import pathspec
+
+    ignores: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        gitignore = here / ".gitignore"
+        if gitignore.is_file():
+            try:
+                lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
+                ignores.append((dirpath, pathspec.GitIgnoreSpec.from_lines(lines)))
+            except OSError:
+                pass
+
+        def ignored(name: str, is_dir: bool) -> bool:
+            full = os.path.join(dirpath, name)
+            rel_root = os.path.relpath(full, root) + ("/" if is_dir else "")
+            if excluded is not None and excluded.match_file(rel_root):
+                return True
+            for base, spec in ignores:
+                if full.startswith(base + os.sep) or base == dirpath:
+                    rel = os.path.relpath(full, base) + ("/" if is_dir else "")
+                    if spec.match_file(rel):
+                        return True
+            return False
+
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in SKIP_DIRS
+            and not os.path.islink(os.path.join(dirpath, d))
+            and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
+            and not ignored(d, True)
+        )
+        for name in sorted(filenames):
+            full = here / name
+            spec = detect(name)
+            if spec is None and "." not in name:
+                spec = detect(name, _head(full))
+            if spec is not None and not ignored(name, False):
+                yield Candidate(full, spec)
+
+
+def _spec_of(path: Path) -> FormatSpec | None:
+    return detect(path.name) or detect(path.name, _head(path))
+
+
+def _head(path: Path) -> bytes:
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return b""
+        with path.open("rb") as handle:
+            return handle.read(HEAD_BYTES)
+    except OSError:
+        return b""
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write data beside path and rename it over path, keeping path's mode."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".autofix", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# -- what the files beside a launch say ---------------------------------------------
+
+_PIN = re.compile(r"^\s*sglang(?:\[[^\]]*\])?\s*==\s*v?(\d+\.\d+\.\d+)", re.M)
+_PYPROJECT_PIN = re.compile(r"""["']sglang(?:\[[^\]]*\])?\s*==\s*v?(\d+\.\d+\.\d+)""")
+
+
+def neighbour_release(folder: Path) -> str | None:
+    """The SGLang release pinned beside a launch file.
+
+    Requirements files and pyproject.toml in the folder, else in the nearest
+    parent that has one; else an image tag in a Dockerfile in the folder.
+    """
+    for directory in (folder, *folder.parents):
+        pins, seen = set(), False
+        for req in sorted(directory.glob("requirements*.txt")):
+            seen = True
+            pins.update(_PIN.findall(_read_small(req)))
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file():
+            seen = True
+            pins.update(_PYPROJECT_PIN.findall(_read_small(pyproject)))
+        if seen:
+            if len(pins) == 1:
+                return pins.pop()
+            break
+    for name in ("Dockerfile", "Containerfile"):
+        dockerfile = folder / name
+        if dockerfile.is_file():
+            return release_in_text(_read_small(dockerfile))
+    return None
+
+
+def _read_small(path: Path, limit: int = 1 << 20) -> str:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+class ModelLookup:
+    """architectures[0] from a local model folder's config.json.
+
+    A model path is looked up relative to the launch file's folder, then the
+    working directory, and read only when the folder is inside the scanned
+    tree or the working directory, and the file is small.
+    """
+
+    def __init__(self, launch_dir: Path, roots: Sequence[Path]):
+        self.launch_dir = launch_dir
+        self.roots = [r.resolve() for r in roots]
+
+    def __call__(self, model_path: str) -> str | None:
+        if not model_path or "\x00" in model_path:
+            return None
+        for base in (self.launch_dir, Path.cwd()):
+            found = _architecture(base / model_path / "config.json", tuple(self.roots))
+            if found:
+                return found
+        return None
+
+
+def _architecture(config: Path, roots: tuple[Path, ...]) -> str | None:
+    try:
+        resolved = config.resolve()
+        if not any(resolved.is_relative_to(root) for root in roots):
+            return None
+        if not resolved.is_file() or resolved.stat().st_size > CONFIG_JSON_LIMIT:
+            return None
+        data = json.loads(resolved.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RuntimeError):
+        return None
+    archs = data.get("architectures") if isinstance(data, dict) else None
+    if isinstance(archs, list) and archs and isinstance(archs[0], str):
+        return archs[0]
+    return None

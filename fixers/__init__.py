@@ -1,0 +1,1 @@
+"""One module per SGLang error record; each registers its check with @fixer."""
