@@ -25,20 +25,30 @@ class FormatSpec:
 
 
 SHELL = FormatSpec("shell", "autofix.formats.shell", (b"sglang",))
+# SGLang --config files need not say "sglang": their option keys are enough.
+YAML = FormatSpec(
+    "yaml", "autofix.formats.yaml",
+    (b"sglang", b"model-path", b"attention-backend", b"kv-cache-dtype", b"dcp-size", b"context-parallel-size"),
+)
+PYTHON = FormatSpec("python", "autofix.formats.python", (b"sglang",))
 
-FORMATS: dict[str, FormatSpec] = {spec.name: spec for spec in (SHELL,)}
+FORMATS: dict[str, FormatSpec] = {spec.name: spec for spec in (SHELL, YAML, PYTHON)}
 
-_SHELL_SUFFIXES = {".sh", ".bash"}
+_SUFFIXES = {".sh": SHELL, ".bash": SHELL, ".yaml": YAML, ".yml": YAML, ".py": PYTHON}
 _SHEBANG = re.compile(rb"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+(?:-S[ \t]+)?)?(?:ba|da|k|z)?sh\b")
+_PYTHON_SHEBANG = re.compile(rb"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+(?:-S[ \t]+)?)?python[0-9.]*\b")
 
 
 def detect(path: str, head: bytes = b"") -> FormatSpec | None:
     """The format of a file, from its name, else from a shebang in its first bytes."""
-    suffix = PurePath(path).suffix.lower()
-    if suffix in _SHELL_SUFFIXES:
-        return SHELL
-    if head.startswith(b"#!") and _SHEBANG.match(head):
-        return SHELL
+    spec = _SUFFIXES.get(PurePath(path).suffix.lower())
+    if spec is not None:
+        return spec
+    if head.startswith(b"#!"):
+        if _SHEBANG.match(head):
+            return SHELL
+        if _PYTHON_SHEBANG.match(head):
+            return PYTHON
     return None
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from autofix.edits import Edit
+from autofix.embed import Embedding
 from autofix.knowledge.options import OptionTable
 from autofix.model import Arg, Launch, NewFlag
 from autofix.source import Source, Span
@@ -117,13 +118,19 @@ class _Binding:
 
 
 class _Doc:
-    """One parsed shell text: offsets, variables, and the evaluation of words."""
+    """One parsed shell text: offsets, variables, and the evaluation of words.
 
-    def __init__(self, source: Source, table: OptionTable, newline: str):
+    The text may be embedded in a host file (a YAML scalar, a Python string):
+    then offsets inside the shell text are *virtual*, and the embedding maps
+    them to the file. Spans handed out (args, launches, edits) are the file's.
+    """
+
+    def __init__(self, source: Source, table: OptionTable, newline: str, embedding: Embedding | None = None):
         self.source = source
         self.text = source.text
         self.table = table
         self.newline = newline
+        self.embedding = embedding
         self.data = self.text.encode("utf-8")
         self._char_of: list[int] | None = None
         if len(self.data) != len(self.text):
@@ -143,8 +150,26 @@ class _Doc:
     def at(self, byte: int) -> int:
         return self._char_of[byte] if self._char_of is not None else byte
 
-    def span(self, node) -> Span:  # noqa: ANN001
+    def vspan(self, node) -> Span:  # noqa: ANN001
+        """A node's span in the shell text."""
         return Span(self.at(node.start_byte), self.at(node.end_byte))
+
+    def span(self, node) -> Span:  # noqa: ANN001
+        """A node's span in the file."""
+        span = self.vspan(node)
+        return span if self.embedding is None else self.embedding.span(span)
+
+    def file_char(self, offset: int) -> int:
+        if offset < 0 or self.embedding is None:
+            return offset
+        return self.embedding.char(offset)
+
+    def file_edits(self, edits: Sequence[Edit]) -> tuple[Edit, ...]:
+        """Edits in the shell text, as edits of the file; nothing when one cannot be spelled there."""
+        if self.embedding is None:
+            return tuple(edits)
+        mapped = [self.embedding.edit(edit) for edit in edits]
+        return () if any(m is None for m in mapped) else tuple(mapped)  # type: ignore[misc]
 
     def node_text(self, node) -> str:  # noqa: ANN001
         return self.data[node.start_byte : node.end_byte].decode("utf-8")
@@ -209,13 +234,13 @@ class _Doc:
         if value is None:
             self.bindings[name] = _Binding(offset, scalar="")
         elif value.type == "array":
-            container = _ArgList(self, self.span(value.children[0]), array=True)
+            container = _ArgList(self, value.children[0], array=True)
             elements: list[Arg] = []
             for element in value.named_children:
                 if element.type == "comment":
                     continue
                 elements.extend(self.words(element, container, assignment.start_byte))
-            container.tokens.extend(arg.span for arg in elements)
+                container.add(element)
             self.bindings[name] = _Binding(offset, elements=elements)
         else:
             args = self.words(value, None, assignment.start_byte, split=False)
@@ -248,7 +273,8 @@ class _Doc:
         if piece is None:
             return [Arg(None, span, container)]
         text, chars = piece
-        literal = chars if any(c >= 0 for c in chars) else None
+        chars = [self.file_char(c) for c in chars]
+        literal = tuple(chars) if any(c >= 0 for c in chars) else None
         return [Arg(text, span, container, chars=literal)]
 
     def _unquoted_expansion(self, node, container, use: int) -> list[Arg]:  # noqa: ANN001
@@ -385,13 +411,23 @@ class _Reference:
 
 
 class _ArgList:
-    """The tokens of one command, or the elements of one bash array."""
+    """The tokens of one command, or the elements of one bash array.
 
-    def __init__(self, doc: _Doc, opener: Span, array: bool, frozen: bool = False):
+    Layout is decided in the shell text (vtokens); args are found by their
+    file spans (tokens).
+    """
+
+    def __init__(self, doc: _Doc, opener, array: bool, frozen: bool = False):  # noqa: ANN001
         self.doc = doc
-        self.tokens: list[Span] = [opener]
+        self.vtokens: list[Span] = []
+        self.tokens: list[Span] = []
         self.array = array
         self.frozen = frozen
+        self.add(opener)
+
+    def add(self, node) -> None:  # noqa: ANN001
+        self.vtokens.append(self.doc.vspan(node))
+        self.tokens.append(self.doc.span(node))
 
     def replace(self, arg: Arg, start: int, end: int, value: str) -> tuple[Edit, ...]:
         span = arg.region(start, end)
@@ -403,16 +439,18 @@ class _ArgList:
         run = self._run(args)
         if self.frozen or run is None:
             return ()
-        first, last = run
+        return self.doc.file_edits(self._remove(*run))
+
+    def _remove(self, first: int, last: int) -> tuple[Edit, ...]:
         text = self.doc.text
-        start, end = self.tokens[first].start, self.tokens[last].end
-        prev = self.tokens[first - 1]
-        nxt = self.tokens[last + 1] if last + 1 < len(self.tokens) else None
+        start, end = self.vtokens[first].start, self.vtokens[last].end
+        prev = self.vtokens[first - 1]
+        nxt = self.vtokens[last + 1] if last + 1 < len(self.vtokens) else None
         line = self.doc.source.line_span(start)
         if nxt is not None and nxt.start <= line.end:
             return (Edit.delete(Span(start, nxt.start)),)
         if nxt is not None and self._own_line(start, end):
-            newline_end = line.end + len(self.doc.newline) if text.startswith("\r\n", line.end) else line.end + 1
+            newline_end = line.end + 2 if text.startswith("\r\n", line.end) else line.end + 1
             return (Edit.delete(Span(line.start, min(newline_end, len(text)))),)
         return (Edit.delete(Span(prev.end, end)),)
 
@@ -420,8 +458,10 @@ class _ArgList:
         run = self._run(args)
         if self.frozen or run is None:
             return ()
-        end = self.tokens[run[1]].end
-        start = self.tokens[run[0]].start
+        return self.doc.file_edits(self._insert_after(*run, new))
+
+    def _insert_after(self, first: int, last: int, new: NewFlag) -> tuple[Edit, ...]:
+        start, end = self.vtokens[first].start, self.vtokens[last].end
         words = " ".join(_quote(token) for token in new.tokens())
         if not self._own_line(start, end):
             return (Edit.insert(end, " " + words),)
@@ -469,8 +509,10 @@ def find_launches(
     table: OptionTable,
     release: str | None = None,
     model_lookup: Callable[[str], str | None] | None = None,
+    embedding: Embedding | None = None,
 ) -> list[Launch]:
-    doc = _Doc(source, table, source.newline)
+    """Launches in a shell text: a whole file, or (with embedding) shell inside a host file."""
+    doc = _Doc(source, table, source.newline, embedding)
     launches: list[Launch] = []
     stack = [doc.tree.root_node]
     while stack:
@@ -493,13 +535,13 @@ def _launch(doc: _Doc, node, release, model_lookup) -> Launch | None:  # noqa: A
     name = node.child_by_field_name("name")
     if name is None:
         return None
-    container = _ArgList(doc, doc.span(name), array=False, frozen=frozen)
+    container = _ArgList(doc, name, array=False, frozen=frozen)
     argv: list[Arg] = []
     for child in (name, *node.children_by_field_name("argument")):
         word = child.named_children[0] if child.type == "command_name" and child.named_child_count else child
         argv.extend(doc.words(word, container, node.start_byte))
         if child is not name:
-            container.tokens.append(doc.span(child))
+            container.add(child)
     start = launch_start([a.text for a in argv])
     if start is None:
         return None
