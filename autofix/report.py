@@ -63,8 +63,8 @@ def diff(path: str, before: str, after: str) -> str:
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
+        fromfile=path if path.startswith("/") else f"a/{path}",
+        tofile=path if path.startswith("/") else f"b/{path}",
     )
     out = []
     for line in lines:

@@ -517,35 +517,64 @@ def find_launches(
     stack = [doc.tree.root_node]
     while stack:
         node = stack.pop()
-        if b"sglang" not in doc.data[node.start_byte : node.end_byte]:
+        chunk = doc.data[node.start_byte : node.end_byte]
+        # A launch names sglang, or comes from a variable ("$CMD", "${ARGS[@]}").
+        if b"sglang" not in chunk and b"$" not in chunk:
             continue
         if node.type == "command":
-            launch = _launch(doc, node, release, model_lookup)
-            if launch is not None:
-                launches.append(launch)
+            launches.extend(_launches(doc, node, release, model_lookup))
         stack.extend(reversed(node.named_children))
     return launches
 
 
-def _launch(doc: _Doc, node, release, model_lookup) -> Launch | None:  # noqa: ANN001
+_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
+
+
+def _launches(doc: _Doc, node, release, model_lookup) -> list[Launch]:  # noqa: ANN001
     if node.has_error:
-        return None
-    lines = range(node.start_point[0] - 1, node.end_point[0] + 2)
-    frozen = any(line in doc.error_lines for line in lines)
+        return []
     name = node.child_by_field_name("name")
     if name is None:
-        return None
+        return []
+    lines = range(node.start_point[0] - 1, node.end_point[0] + 2)
+    frozen = any(line in doc.error_lines for line in lines)
     container = _ArgList(doc, name, array=False, frozen=frozen)
     argv: list[Arg] = []
+    nodes = []
     for child in (name, *node.children_by_field_name("argument")):
         word = child.named_children[0] if child.type == "command_name" and child.named_child_count else child
-        argv.extend(doc.words(word, container, node.start_byte))
+        args = doc.words(word, container, node.start_byte)
+        argv.extend(args)
+        nodes.extend([child] * len(args))
         if child is not name:
             container.add(child)
-    start = launch_start([a.text for a in argv])
-    if start is None:
-        return None
-    index, form = start
-    return Launch.read(
-        argv[index:], doc.table, doc.span(node), form, release=release, model_lookup=model_lookup
-    )
+    texts = [a.text for a in argv]
+    start = launch_start(texts)
+    if start is not None:
+        index, form = start
+        return [Launch.read(argv[index:], doc.table, doc.span(node), form, release=release, model_lookup=model_lookup)]
+    # bash -c 'python3 -m sglang.launch_server ...': the script is a literal string.
+    for i, text in enumerate(texts[:-1]):
+        if text == "-c" and i > 0 and (texts[i - 1] or "").rsplit("/", 1)[-1] in _SHELLS:
+            return _inner_script(doc, nodes[i + 1], release, model_lookup, frozen)
+    return []
+
+
+def _inner_script(doc: _Doc, node, release, model_lookup, frozen: bool) -> list[Launch]:  # noqa: ANN001
+    """Launches in the literal script of `bash -c SCRIPT`, edited in place where that is exact."""
+    if doc.embedding is not None or node.type not in ("raw_string", "string"):
+        return []
+    parts = [c for c in node.children if c.type not in ('"', "'")]
+    if node.type == "string" and any(c.type != "string_content" for c in parts):
+        return []  # expansions inside: the script is not literal
+    raw = doc.node_text(node)[1:-1]
+    if node.type == "string" and "\\" in raw:
+        return []
+    forbidden = "'" if node.type == "raw_string" else '"$`\\'
+    start = doc.at(node.start_byte) + 1
+
+    def spell(text: str) -> str | None:
+        return None if frozen or any(ch in forbidden for ch in text) else text
+
+    embedding = Embedding.literal(start, len(raw), spell)
+    return find_launches(Source(raw), doc.table, release, model_lookup, embedding)

@@ -35,7 +35,8 @@ class Option:
 
     @property
     def is_boolean(self) -> bool:
-        return self.action in ("store_true", "store_false", "boolean_optional")
+        """A switch: it takes no value (store_true and SGLang's own zero-argument actions)."""
+        return not self.takes_value and self.action not in ("help", "count")
 
 
 @dataclass(frozen=True, slots=True)

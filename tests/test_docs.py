@@ -1,0 +1,105 @@
+"""Each fixer's docs, record and README row; the examples in its docs run as tests."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from autofix.fixer import Fixer, all_fixers, select
+from autofix.formats import SHELL
+from autofix.knowledge.options import table
+from autofix.knowledge.releases import RELEASES, parse_release
+from autofix.pipeline import Settings, fix_text
+from autofix.source import Source
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADINGS = ["## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety"]
+FIXERS = all_fixers()
+
+
+def record(fx: Fixer) -> dict:
+    path = resources.files("autofix.knowledge").joinpath(f"records/{fx.record}.json")
+    return json.loads(path.read_text(encoding="utf-8"))["record"]
+
+
+def section(doc: str, heading: str) -> str:
+    body = doc.split(heading, 1)[1]
+    return body.split("\n## ", 1)[0]
+
+
+def code_block(doc: str, heading: str) -> str:
+    match = re.search(r"```(?:sh|bash)\n(.*?)```", section(doc, heading), re.S)
+    assert match, f"no shell block under {heading}"
+    return match.group(1)
+
+
+def releases_of(fx: Fixer) -> list[str]:
+    first, last = (parse_release(r) for r in fx.releases)
+    return [r for r in RELEASES if first <= parse_release(r) <= last]
+
+
+@pytest.mark.parametrize("fx", FIXERS, ids=lambda f: f.code)
+def test_docs_have_the_headings_in_order(fx: Fixer) -> None:
+    positions = [fx.doc.find(h) for h in HEADINGS]
+    assert all(p > 0 for p in positions), [h for h, p in zip(HEADINGS, positions) if p < 0]
+    assert positions == sorted(positions)
+
+
+@pytest.mark.parametrize("fx", FIXERS, ids=lambda f: f.code)
+def test_record_matches_the_fixer(fx: Fixer) -> None:
+    rec = record(fx)
+    assert rec["id"] == fx.record
+    assert rec["messagePattern"] == fx.pattern
+    # The record's own message, with its placeholder filled, is what the pattern matches.
+    message = re.sub(r"\{[^}]*\}", "'trtllm_mla'", rec["errorMessage"])
+    assert re.search(fx.pattern, message), message
+    assert fx.doc.count(rec["errorMessage"].split("{")[0].strip()[:40]) >= 1, "docs must quote SGLang's message"
+
+
+@pytest.mark.parametrize("fx", FIXERS, ids=lambda f: f.code)
+def test_fixer_reads_only_options_the_tables_know(fx: Fixer) -> None:
+    source = Path(fx.check.__code__.co_filename).read_text()
+    dests = set(re.findall(r"""launch\.(?:flag|value|int_value|all|remove_all|set_flag)\(\s*["'](\w+)["']""", source))
+    dests |= set(re.findall(r'"(\w+_backend)"', source))
+    assert dests, "no option read?"
+    for release in releases_of(fx):
+        known = table(release)
+        missing = sorted(d for d in dests if known.by_dest(d) is None)
+        assert not missing, f"SGLang {release} has no option {missing}"
+
+
+@pytest.mark.parametrize("fx", FIXERS, ids=lambda f: f.code)
+def test_example_is_flagged_and_fixed_into_use_instead(fx: Fixer) -> None:
+    example = code_block(fx.doc, "## Example")
+    use_instead = code_block(fx.doc, "## Use instead")
+    settings = Settings([fx])
+    flagged = fix_text(Source(example), SHELL, settings)
+    assert [r.fixer.code for r in flagged.findings] == [fx.code]
+    fixed = fix_text(Source(example), SHELL, settings, fix=True)
+    assert fixed.text == use_instead
+    clean = fix_text(Source(use_instead), SHELL, Settings(select(["ALL"])))
+    assert clean.findings == []
+
+
+def readme_rows() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("<!-- fixers:start", 1)[1].split("<!-- fixers:end -->", 1)[0]
+    return [line for line in block.splitlines() if line.startswith("| SGL")]
+
+
+def test_readme_table_matches_the_registry() -> None:
+    expected = [
+        f"| {fx.code} | `{fx.name}` | `{fx.record}` | {fx.releases[0]}–{fx.releases[1]} | {fx.summary} |"
+        for fx in FIXERS
+    ]
+    assert readme_rows() == expected
+
+
+def test_codes_and_names_are_unique() -> None:
+    assert len({fx.code for fx in FIXERS}) == len(FIXERS)
+    assert len({fx.name for fx in FIXERS}) == len(FIXERS)
+    assert len({fx.record for fx in FIXERS}) == len(FIXERS)
