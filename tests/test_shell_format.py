@@ -250,3 +250,13 @@ def test_release_pins_in_text() -> None:
     assert release_in_text("pip install 'sglang[all]==0.5.19'\n") == "0.5.19"
     assert release_in_text("image: lmsysorg/sglang:latest\n") is None
     assert release_in_text("sglang==0.5.18\nsglang==0.5.19\n") is None
+
+
+def test_loop_over_literal_words_gives_one_unknown_word() -> None:
+    launch = only("for tp in 4 8; do\n  sglang serve m --tp $tp --port 1\ndone\n")
+    with pytest.raises(Unresolvable):
+        launch.value("tp_size")
+    assert launch.value("port") == "1"
+    spread = only('for a in "--tp 4" x; do\n  sglang serve m $a --port 1\ndone\n')
+    with pytest.raises(Unresolvable):
+        spread.value("port")

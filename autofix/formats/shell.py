@@ -115,6 +115,7 @@ class _Binding:
     offset: int  # where the assignment ends: uses after it see the value
     scalar: str | None = None  # None: unknown
     elements: list[Arg] | None = None  # a bash array of literal-enough words
+    one_word: bool = False  # unknown, but always exactly one word (a loop over literal words)
 
 
 class _Doc:
@@ -143,7 +144,11 @@ class _Doc:
         self.error_lines = self._error_lines()
         self.assigned = Counter[str]()
         self.bindings: dict[str, _Binding] = {}
+        self._loops: dict[str, int] = {}
         self._collect_assignments()
+        for name, offset in self._loops.items():
+            if self.assigned[name] == 1:
+                self.bindings[name] = _Binding(offset, one_word=True)
 
     # offsets
 
@@ -196,9 +201,7 @@ class _Doc:
                     op = node.children[1].type if node.child_count > 1 else "="
                     self.assigned[self.node_text(name)] += 1 if op == "=" else 2
             elif kind == "for_statement":
-                var = node.child_by_field_name("variable")
-                if var is not None:
-                    self.assigned[self.node_text(var)] += 2
+                self._loop_variable(node)
             elif kind == "command":
                 self._count_builtin_writes(node)
             elif kind == "declaration_command":
@@ -212,6 +215,21 @@ class _Doc:
                 targets = [c for c in node.named_children if c.type == "variable_assignment"]
             for assignment in targets:
                 self._bind(assignment)
+
+    def _loop_variable(self, node) -> None:  # noqa: ANN001
+        """`for tp in 4 8; do ...`: tp is unknown, but one word when every item is a literal word."""
+        var = node.child_by_field_name("variable")
+        if var is None:
+            return
+        name = self.node_text(var)
+        items = node.children_by_field_name("value")
+        literal = items and all(
+            item.type in ("word", "number", "raw_string") and not re.search(r"[\s*?\[$`\\]", self.node_text(item))
+            for item in items
+        )
+        self.assigned[name] += 1 if literal else 2
+        if literal:
+            self._loops[name] = self.at(node.start_byte)
 
     def _count_builtin_writes(self, node) -> None:  # noqa: ANN001
         name = node.child_by_field_name("name")
@@ -289,7 +307,8 @@ class _Doc:
             return list(binding.elements)
         value = self._scalar(ref, binding)
         if value is None:
-            return [Arg(None, span, container, splat=True)]
+            one_word = binding is not None and binding.one_word and ref.default is None
+            return [Arg(None, span, container, splat=not one_word)]
         # Word splitting: each field is read from the variable, not written here.
         return [Arg(field, span, container, editable=False) for field in value.split()]
 
