@@ -259,4 +259,4 @@ def test_loop_over_literal_words_gives_one_unknown_word() -> None:
     assert launch.value("port") == "1"
     spread = only('for a in "--tp 4" x; do\n  sglang serve m $a --port 1\ndone\n')
     with pytest.raises(Unresolvable):
-        spread.value("port")
+        spread.value("tp_size")  # "$a" may be several words, one of them --tp
