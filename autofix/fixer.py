@@ -41,6 +41,14 @@ class Fixer:
     releases: tuple[str, str]  # first and last SGLang release in which the record holds
     check: Check
     default: bool = True  # off by default: runs only when selected
+    # How releases inside the range word the same error, where they differ from the record.
+    variants: tuple[str, ...] = ()
+    # Records SGLang may raise first on a launch this fixer reports (its checks run earlier).
+    preceded_by: tuple[str, ...] = ()
+
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        return (self.pattern, *self.variants)
 
     @property
     def doc(self) -> str:
@@ -69,14 +77,22 @@ _REGISTRY: dict[str, Fixer] = {}
 
 
 def fixer(
-    *, code: str, name: str, record: str, pattern: str, releases: tuple[str, str], default: bool = True
+    *,
+    code: str,
+    name: str,
+    record: str,
+    pattern: str,
+    releases: tuple[str, str],
+    default: bool = True,
+    variants: tuple[str, ...] = (),
+    preceded_by: tuple[str, ...] = (),
 ) -> Callable[[Check], Check]:
     """Register a check function as a fixer."""
 
     def register(check: Check) -> Check:
         if code in _REGISTRY:
             raise ValueError(f"fixer code {code} registered twice")
-        _REGISTRY[code] = Fixer(code, name, record, pattern, releases, check, default)
+        _REGISTRY[code] = Fixer(code, name, record, pattern, releases, check, default, variants, preceded_by)
         return check
 
     return register

@@ -52,6 +52,8 @@ def supported(release: str | None) -> tuple[str, ...]:
     record="2311bd20282a9819",
     pattern=r"Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla' or 'tokenspeed_mla', got (.+?)\.",
     releases=("0.5.17", "0.5.22"),
+    # 0.5.20 to 0.5.22 accept aiter too, and say so.
+    variants=(r"Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla', 'tokenspeed_mla' or 'aiter', got (.+?)\.",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if launch.model.is_kimi_k3 is not True:

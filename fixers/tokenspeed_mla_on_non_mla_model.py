@@ -48,6 +48,8 @@ BACKENDS = ("attention_backend", "decode_attention_backend", "prefill_attention_
     record="1f2bd480c921bf78",
     pattern=r"tokenspeed_mla backend can only be used with MLA models\.",
     releases=("0.5.17", "0.5.22"),
+    # With the default KV cache dtype, the kv check at config time fails first.
+    preceded_by=("50f82a4b5a705b9a",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if launch.model.mla is not False:
