@@ -1,0 +1,715 @@
+#!/usr/bin/env python3
+"""SGLang's own argument parser and rule functions, run as an oracle.
+
+Runs inside the parser environment that ``scripts/sglang_env.sh`` builds,
+with one SGLang release on the path::
+
+    PYTHONPATH=$ENV/sglang-0.5.19 $ENV/venv/bin/python scripts/sglang_oracle.py options
+
+No GPU and no network are needed: torch is the CPU build, sglang is installed
+without its dependencies, ``torchvision`` is replaced by an import-time stub
+(below), and every hardware probe the rule functions read is patched to
+describe one Blackwell (SM100, B200-class) GPU without an MNNVL fabric.
+
+Subcommands, each printing one JSON document on stdout:
+
+``options``
+    The option table of ``argparse.ArgumentParser(prog="sglang serve")`` after
+    ``ServerArgs.add_cli_args``, plus ``config_unsupported``: the YAML keys
+    (underscore-normalised, as ``ConfigArgumentMerger`` compares them) that the
+    release's own merger refuses in a ``--config`` file.
+``parse``
+    stdin: ``[{"argv": [...], "cwd": "dir or null"}, ...]``. Reproduces
+    ``prepare_server_args`` up to ``parser.parse_args`` (``ConfigArgumentMerger``
+    first when ``--config`` is in argv). Each result is
+    ``{"ok", "error", "args"}``; ``error`` is argparse's message
+    (``"sglang serve: error: ..."``, usage text removed) or
+    ``"ValueError: ..."`` from the merger.
+``rules``
+    stdin: ``[{"args": {dest: value}, "architecture": "X" or null,
+    "hf_config": {attr: value} (optional)}, ...]``. Runs the slice of the
+    resolution pipeline that holds the three seed error records, with SGLang's
+    own functions, in pipeline order:
+
+    1. the deprecated-argument handler (it runs before the model overrides
+       and, in 0.5.23, turns ``tokenspeed_mla`` into ``cutedsl_mla`` + fp8 KV);
+    2. ``_kimi_k3_overrides`` when ``architecture`` is
+       ``KimiK3ForConditionalGeneration`` (record 2311bd20282a9819), with
+       ``_require_kimi_k3_cutedsl_dcp_support`` made a no-op;
+    3. ``_mla_kv_cache_dtype_checks`` on the arguments overlaid with what
+       steps 1 and 2 declared (record 50f82a4b5a705b9a);
+    4. the attention-registry guard of each effective prefill/decode backend
+       whose creator starts by rejecting the wrong attention kind
+       (``tokenspeed_mla backend can only be used with MLA models.``, record
+       1f2bd480c921bf78, and its siblings), with ``use_mla_backend`` taken
+       from the real ``ModelConfig._derive_model_shapes`` for the architecture.
+       Skipped when ``architecture`` is null. The stand-in checkpoint config
+       says kv_lora_rank=512 and use_mla=True unless ``hf_config`` says
+       otherwise, so the conditional MLA architectures count as MLA.
+
+    Each result is ``{"ok", "error": "Class: message" or null, "overrides":
+    what _kimi_k3_overrides returned, "declared": every field the steps
+    changed (overlay minus input, less what they change for default
+    arguments too)}``.
+``mla``
+    ``mla_architectures``: the architectures for which the real
+    ``ModelConfig._derive_model_shapes`` ends with ``AttentionArch.MLA``; the
+    candidates are the architecture strings named in that method's source.
+    ``conditional_mla_architectures`` maps the ones that are MLA only when the
+    checkpoint's config sets an attribute (e.g. Pixtral needs kv_lora_rank) to
+    those attribute names.
+``knowledge``
+    ``options`` and ``mla`` in one document (what gen_knowledge.py reads).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+# ---------------------------------------------------------------------------
+# torchvision stub: installed before anything imports sglang or transformers.
+# The PyPI torchvision wheel is a CUDA build that cannot load beside CPU torch,
+# and sglang imports it (``from torchvision.io import decode_jpeg``) at import
+# time. A meta-path finder answers for ``torchvision`` and every submodule.
+# ---------------------------------------------------------------------------
+
+
+class _Anything:
+    """A permissive placeholder: callable, has every attribute, subclassable."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        return _Anything()
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Anything()
+
+    def __mro_entries__(self, bases):
+        return (_AnythingBase,)
+
+    def __iter__(self):
+        return iter(())
+
+    def __bool__(self):
+        return False
+
+
+class _AnythingBase:
+    def __init__(self, *args, **kwargs):
+        pass
+
+
+class _StubModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Anything()
+
+
+class _TorchvisionStubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path, target=None):
+        if fullname == "torchvision" or fullname.startswith("torchvision."):
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = _StubModule(spec.name)
+        module.__path__ = []
+        module.__version__ = "0.28.0"
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+def install_torchvision_stub() -> None:
+    if not any(isinstance(f, _TorchvisionStubFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _TorchvisionStubFinder())
+
+
+install_torchvision_stub()
+
+# ---------------------------------------------------------------------------
+
+import argparse  # noqa: E402
+import ast  # noqa: E402
+import contextlib  # noqa: E402
+import copy  # noqa: E402
+import dataclasses  # noqa: E402
+import functools  # noqa: E402
+import importlib  # noqa: E402
+import inspect  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import textwrap  # noqa: E402
+from typing import Any, Callable, Iterator  # noqa: E402
+
+KIMI_K3 = "KimiK3ForConditionalGeneration"
+
+# One Blackwell GPU (SM100, B200-class), CUDA, no MNNVL fabric. Keys are the
+# probe functions of sglang.srt.utils.common (patched wherever imported).
+BLACKWELL_PROBES: dict[str, Any] = {
+    "is_cuda": True,
+    "is_cuda_alike": True,
+    "is_hip": False,
+    "is_npu": False,
+    "is_xpu": False,
+    "is_musa": False,
+    "is_cpu": False,
+    "is_sm90_supported": False,
+    "is_sm100_supported": True,
+    "is_sm100_or_sm110_supported": True,
+    "is_sm120_supported": False,
+    "is_blackwell_supported": True,
+    "is_hopper_with_cuda_12_3": False,
+    "cpu_has_amx_support": False,
+    "is_flashinfer_available": True,
+    "is_mnnvl_fabric_device": False,
+    "get_device_sm": 100,
+    "get_device_capability": (10, 0),
+    "get_device_name": "NVIDIA B200",
+}
+
+# The same machine in the words of sglang.srt.runtime_context.override_platform
+# (0.5.19 and later).
+BLACKWELL_PLATFORM: dict[str, Any] = {
+    "is_cuda": True,
+    "is_hip": False,
+    "is_npu": False,
+    "is_xpu": False,
+    "is_musa": False,
+    "is_sm90": False,
+    "is_sm100": True,
+    "is_sm100_or_sm110": True,
+    "is_sm120": False,
+    "is_blackwell": True,
+    "is_hopper_with_cuda_12_3": False,
+    "has_amx": False,
+    "has_flashinfer": True,
+    "device_sm": 100,
+    "device_capability": (10, 0),
+}
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def to_json_value(value: Any) -> Any:
+    """A JSON value for ``value``; ``repr`` when it is not serialisable."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return repr(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def import_first(*names: str) -> types.ModuleType:
+    """Import the first module that exists; errors inside a module propagate."""
+    for name in names:
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not name.startswith(exc.name):
+                raise
+    raise ModuleNotFoundError(f"none of {', '.join(names)}")
+
+
+def server_args_class() -> type:
+    from sglang.srt.server_args import ServerArgs
+
+    return ServerArgs
+
+
+@functools.cache
+def build_parser() -> argparse.ArgumentParser:
+    """Exactly what ``prepare_server_args`` builds. Built once per process
+    (it takes ~0.3 s): parse_args and the config merger only read it."""
+    parser = argparse.ArgumentParser(prog="sglang serve")
+    server_args_class().add_cli_args(parser)
+    return parser
+
+
+def config_merger_class() -> type:
+    # sglang.srt.server_args_config_parser up to 0.5.18, under utils/ later.
+    module = import_first(
+        "sglang.srt.utils.server_args_config_parser",
+        "sglang.srt.server_args_config_parser",
+    )
+    return module.ConfigArgumentMerger
+
+
+@contextlib.contextmanager
+def working_directory(path: str | None) -> Iterator[None]:
+    if not path:
+        yield
+        return
+    previous = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+def exception_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+# ---------------------------------------------------------------------------
+# options
+# ---------------------------------------------------------------------------
+
+_ACTION_NAMES = {
+    argparse._StoreAction: "store",
+    argparse._StoreTrueAction: "store_true",
+    argparse._StoreFalseAction: "store_false",
+    argparse._StoreConstAction: "store_const",
+    argparse._AppendAction: "append",
+    argparse._CountAction: "count",
+    argparse.BooleanOptionalAction: "boolean_optional",
+    argparse._HelpAction: "help",
+}
+
+
+def _type_name(kind: Any) -> str | None:
+    if kind is None:
+        return None
+    if kind in (int, float, str):
+        return kind.__name__
+    return getattr(kind, "__name__", None) or type(kind).__name__
+
+
+def _choices(choices: Any) -> list[str] | None:
+    if choices is None:
+        return None
+    if isinstance(choices, (set, frozenset)):
+        # e.g. --sampling-backend: a set, so argparse's own order varies by run.
+        return sorted(str(c) for c in choices)
+    return [str(c) for c in choices]
+
+
+def describe_action(action: argparse.Action) -> dict[str, Any]:
+    return {
+        "dest": action.dest,
+        "flags": list(action.option_strings),
+        "action": _ACTION_NAMES.get(type(action), type(action).__name__.lower()),
+        "nargs": action.nargs,
+        "type": _type_name(action.type),
+        "choices": _choices(action.choices),
+        "default": to_json_value(action.default),
+        "required": bool(action.required),
+    }
+
+
+def cmd_options(_: Any) -> dict[str, Any]:
+    parser = build_parser()
+    merger = config_merger_class()(parser)
+    # What _convert_config_to_args compares each YAML key (dashes turned into
+    # underscores) against; dests up to 0.5.22, every long spelling in 0.5.23.
+    unsupported = sorted(getattr(merger, "unsupported_actions", {}) or {})
+    return {
+        "config_unsupported": unsupported,
+        "options": [describe_action(a) for a in parser._actions],
+    }
+
+
+# ---------------------------------------------------------------------------
+# parse
+# ---------------------------------------------------------------------------
+
+_ARGPARSE_ERROR = re.compile(r"^sglang serve: error: .*", re.MULTILINE | re.DOTALL)
+
+
+def _argparse_message(stderr: str, code: Any) -> str:
+    if not code:
+        return f"SystemExit({code!r}): argparse exited without an error (--help)"
+    match = _ARGPARSE_ERROR.search(stderr)
+    if match:
+        return match.group(0).strip()
+    return stderr.strip() or f"SystemExit({code!r})"
+
+
+def parse_one(argv: list[str], cwd: str | None) -> dict[str, Any]:
+    parser = build_parser()
+    captured = io.StringIO()
+    try:
+        with working_directory(cwd), contextlib.redirect_stderr(captured), contextlib.redirect_stdout(captured):
+            if "--config" in argv:
+                merger = config_merger_class()(parser)
+                argv = merger.merge_config_with_args(argv)
+            namespace = parser.parse_args(argv)
+    except SystemExit as exc:
+        return {"ok": False, "error": _argparse_message(captured.getvalue(), exc.code), "args": None}
+    except Exception as exc:  # the merger's ValueError, a YAML error, ...
+        return {"ok": False, "error": exception_text(exc), "args": None}
+    args = {k: to_json_value(v) for k, v in sorted(vars(namespace).items())}
+    return {"ok": True, "error": None, "args": args}
+
+
+def cmd_parse(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [parse_one(list(case["argv"]), case.get("cwd")) for case in cases]
+
+
+# ---------------------------------------------------------------------------
+# mla
+# ---------------------------------------------------------------------------
+
+# Config attributes that decide MLA for some architectures, and a value that
+# says "this checkpoint is MLA" / "it is not".
+_MLA_HINTS: dict[str, tuple[Any, Any]] = {
+    "kv_lora_rank": (512, None),
+    "use_mla": (True, False),
+}
+
+
+class _ProbeHFConfig:
+    """Stands in for a checkpoint's HF config: plausible numbers for any size."""
+
+    def __init__(self, architecture: str, **attrs: Any):
+        self.architectures = [architecture]
+        self.model_type = "autofix_probe"
+        self.rope_scaling = None
+        self.rope_parameters = None
+        self.use_mla_nope = False
+        self.hidden_size = 4096
+        self.num_attention_heads = 32
+        self.num_key_value_heads = 8
+        for key, value in attrs.items():
+            setattr(self, key, value)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return 64
+
+    def get_text_config(self, *args: Any, **kwargs: Any) -> "_ProbeHFConfig":
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+
+def _arch_strings(module: types.ModuleType, function: Callable) -> set[str]:
+    """Architecture names a function tests: its string constants, and the
+    string collections it reads from module globals."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)
+        elif isinstance(node, ast.Name):
+            value = getattr(module, node.id, None)
+            if isinstance(value, (list, tuple, set, frozenset)):
+                names.update(v for v in value if isinstance(v, str))
+    return {n for n in names if re.fullmatch(r"[A-Z][A-Za-z0-9_]*", n)}
+
+
+def _is_mla(architecture: str, hints: dict[str, Any]) -> bool:
+    from sglang.srt.configs.model_config import AttentionArch, ModelConfig
+
+    config = ModelConfig.__new__(ModelConfig)
+    config.hf_config = _ProbeHFConfig(architecture, **hints)
+    config.hf_text_config = config.hf_config
+    try:
+        ModelConfig._derive_model_shapes(config)
+    except Exception as exc:
+        # Shape arithmetic after the decision may trip on the stand-in
+        # config; failing before it would be a wrong answer, so say so.
+        if getattr(config, "attention_arch", None) is None:
+            raise RuntimeError(f"_derive_model_shapes failed for {architecture}: {exc!r}") from exc
+    return getattr(config, "attention_arch", None) == AttentionArch.MLA
+
+
+def _hints(mla: bool) -> dict[str, Any]:
+    return {k: (yes if mla else no) for k, (yes, no) in _MLA_HINTS.items()}
+
+
+def mla_table() -> dict[str, Any]:
+    from sglang.srt.configs import model_config
+
+    candidates = sorted(_arch_strings(model_config, model_config.ModelConfig._derive_model_shapes))
+    always, conditional = [], {}
+    for arch in candidates:
+        with_hints = _is_mla(arch, _hints(True))
+        without = _is_mla(arch, _hints(False))
+        if with_hints and without:
+            always.append(arch)
+        elif with_hints:
+            needed = [
+                key
+                for key in sorted(_MLA_HINTS)
+                if not _is_mla(arch, {**_hints(True), key: _MLA_HINTS[key][1]})
+            ]
+            conditional[arch] = needed
+    return {"mla_architectures": always, "conditional_mla_architectures": conditional}
+
+
+def cmd_mla(_: Any) -> dict[str, Any]:
+    return mla_table()
+
+
+# ---------------------------------------------------------------------------
+# rules
+# ---------------------------------------------------------------------------
+
+
+def _find(function: str, *modules: str) -> tuple[types.ModuleType, Callable]:
+    for name in modules:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and name.startswith(exc.name):
+                continue
+            raise
+        if hasattr(module, function):
+            return module, getattr(module, function)
+    raise LookupError(f"{function} not found in {', '.join(modules)}")
+
+
+class RuleArgs(types.SimpleNamespace):
+    """The raw arguments, with ServerArgs' methods bound to them (0.5.18's
+    _kimi_k3_overrides calls ``server_args.is_attention_backend_not_set()``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        attr = getattr(server_args_class(), name, None)
+        if inspect.isfunction(attr):
+            return types.MethodType(attr, self)
+        raise AttributeError(name)
+
+
+def default_arguments() -> dict[str, Any]:
+    """Every ServerArgs field at its default, then the parser's defaults."""
+    return copy.deepcopy(_default_arguments())
+
+
+@functools.cache
+def _default_arguments() -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    cls = server_args_class()
+    if dataclasses.is_dataclass(cls):
+        for field in dataclasses.fields(cls):
+            if field.default is not dataclasses.MISSING:
+                values[field.name] = field.default
+            elif field.default_factory is not dataclasses.MISSING:
+                values[field.name] = field.default_factory()
+    for action in build_parser()._actions:
+        if action.dest != "help" and action.default is not argparse.SUPPRESS:
+            values[action.dest] = action.default
+    return values
+
+
+def declared_overlay(ns: Any) -> dict[str, Any]:
+    overlay: dict[str, Any] = {}
+    for _source, declared in getattr(ns, "_resolved_overrides", None) or ():
+        overlay.update(declared)
+    return overlay
+
+
+@contextlib.contextmanager
+def blackwell(modules: list[types.ModuleType]) -> Iterator[None]:
+    """Patch every hardware probe the rule functions can reach."""
+    saved: list[tuple[Any, str, Any]] = []
+
+    def patch(obj: Any, name: str, value: Any) -> None:
+        saved.append((obj, name, getattr(obj, name)))
+        setattr(obj, name, value)
+
+    from sglang.srt.utils import common
+
+    for module in [common, *modules]:
+        for probe, answer in BLACKWELL_PROBES.items():
+            if hasattr(module, probe):
+                patch(module, probe, (lambda a=answer: lambda *args, **kw: a)())
+    override = None
+    try:
+        runtime = importlib.import_module("sglang.srt.runtime_context")
+    except ModuleNotFoundError:
+        runtime = None
+    if runtime is not None and hasattr(runtime, "override_platform"):
+        known = set(getattr(runtime, "_PLATFORM_PROBES", {})) | set(getattr(runtime, "_PLATFORM_VALUES", {}))
+        override = runtime.override_platform(**{k: v for k, v in BLACKWELL_PLATFORM.items() if k in known})
+        override.install()
+    try:
+        yield
+    finally:
+        if override is not None:
+            override.restore()
+        for obj, name, value in reversed(saved):
+            setattr(obj, name, value)
+
+
+class RuleFunctions:
+    """The release's own functions for the three records, located by name."""
+
+    def __init__(self) -> None:
+        self.kimi_module, self.kimi_overrides = _find(
+            "_kimi_k3_overrides",
+            "sglang.srt.arg_groups.model_overrides.kimi_k3",
+            "sglang.srt.arg_groups.overrides",
+        )
+        self.kv_module, self.kv_checks = _find(
+            "_mla_kv_cache_dtype_checks",
+            "sglang.srt.arg_groups.overrides",
+            "sglang.srt.arg_groups.attention_hook",
+        )
+        self.deprecated = self._deprecated_handler()
+        # Import now: with the Blackwell probes patched, modules that test
+        # is_cuda() at import time would reach for a CUDA torch.
+        importlib.import_module("sglang.srt.configs.model_config")
+        registry = importlib.import_module("sglang.srt.layers.attention.attention_registry")
+        self.backends: dict[str, Callable] = registry.ATTENTION_BACKENDS
+        self.modules = [self.kimi_module, self.kv_module, registry]
+        base = sys.modules.get("sglang.srt.arg_groups.model_override_base")
+        if base is not None:
+            self.modules.append(base)
+
+    @staticmethod
+    def _deprecated_handler() -> Callable[[Any], None]:
+        try:
+            hook = importlib.import_module("sglang.srt.arg_groups.serving_hook")
+        except ModuleNotFoundError:
+            hook = None
+        if hook is not None and hasattr(hook, "handle_deprecated_args"):
+            return hook.handle_deprecated_args  # 0.5.19+: declares through the stash
+        return server_args_class()._handle_deprecated_args  # 0.5.17/0.5.18: writes fields
+
+    def kind_guard(self, backend: str) -> bool | None:
+        """What ``use_mla_backend`` the creator of ``backend`` insists on, read
+        from its first statement (``if not runner.use_mla_backend: raise``);
+        None when it has no such guard."""
+        creator = self.backends.get(backend)
+        if creator is None:
+            return None
+        body = ast.parse(textwrap.dedent(inspect.getsource(creator))).body[0].body
+        for stmt in body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                continue  # docstring
+            if not (isinstance(stmt, ast.If) and stmt.body and isinstance(stmt.body[0], ast.Raise)):
+                return None
+            test = ast.unparse(stmt.test)
+            if test == "not runner.use_mla_backend":
+                return True
+            if test == "runner.use_mla_backend":
+                return False
+            return None
+        return None
+
+
+def run_rules(funcs: RuleFunctions, case: dict[str, Any]) -> dict[str, Any]:
+    raw = {**default_arguments(), **case.get("args", {})}
+    ns = RuleArgs(**raw)
+    ns._resolved_overrides = []
+    architecture = case.get("architecture")
+    result: dict[str, Any] = {"ok": True, "error": None, "overrides": {}, "declared": {}}
+
+    def declared() -> dict[str, Any]:
+        now = {**{k: v for k, v in vars(ns).items() if not k.startswith("_")}, **declared_overlay(ns)}
+        return {k: now[k] for k in sorted(now) if k not in raw or now[k] != raw[k]}
+
+    try:
+        # 1. Deprecated arguments run before the model overrides in every release.
+        funcs.deprecated(ns)
+        # 2. Kimi-K3 model overrides (record 1).
+        if architecture == KIMI_K3:
+            overrides = funcs.kimi_overrides(ns, None)
+            result["overrides"] = {k: to_json_value(v) for k, v in sorted(overrides.items())}
+            ns._resolved_overrides.append(("_kimi_k3_overrides", dict(overrides)))
+        # 3. The kv-cache dtype pass reads the arguments under the declarations (record 2).
+        view = types.SimpleNamespace(**{**vars(ns), **declared_overlay(ns)})
+        funcs.kv_checks(view)
+        # 4. The attention registry's MLA/MHA guard at model-runner start (record 3).
+        if architecture is not None:
+            hf_attrs = {**_hints(True), **case.get("hf_config", {})}
+            use_mla = _is_mla(architecture, hf_attrs)
+            prefill = view.prefill_attention_backend or view.attention_backend
+            decode = view.decode_attention_backend or view.attention_backend
+            for backend in dict.fromkeys(b for b in (prefill, decode) if b):
+                wants_mla = funcs.kind_guard(backend)
+                if wants_mla is not None and wants_mla != use_mla:
+                    runner = types.SimpleNamespace(use_mla_backend=use_mla, server_args=view)
+                    funcs.backends[backend](runner)
+    except Exception as exc:
+        result["ok"] = False
+        result["error"] = exception_text(exc)
+    result["declared"] = {k: to_json_value(v) for k, v in declared().items()}
+    return result
+
+
+def cmd_rules(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    funcs = RuleFunctions()
+    with blackwell(funcs.modules), contextlib.ExitStack() as stack:
+        # Kimi-K3 DCP's cutedsl path checks FlashInfer's signature; not here.
+        saved = funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support
+        funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support = lambda: None
+        stack.callback(setattr, funcs.kimi_module, "_require_kimi_k3_cutedsl_dcp_support", saved)
+        # What the steps change for every launch (e.g. grpc_worker_threads
+        # from its environment default) is not news about a case.
+        baseline = run_rules(funcs, {"args": {}, "architecture": None})["declared"]
+        results = [run_rules(funcs, case) for case in cases]
+    for result in results:
+        result["declared"] = {
+            k: v for k, v in result["declared"].items() if k not in baseline or baseline[k] != v
+        }
+    return results
+
+
+# ---------------------------------------------------------------------------
+
+def cmd_knowledge(_: Any) -> dict[str, Any]:
+    """``options`` and ``mla`` together: one sglang import for gen_knowledge.py."""
+    return {**cmd_options(None), **cmd_mla(None)}
+
+
+COMMANDS: dict[str, tuple[Callable[[Any], Any], bool]] = {
+    "options": (cmd_options, False),
+    "parse": (cmd_parse, True),
+    "rules": (cmd_rules, True),
+    "mla": (cmd_mla, False),
+    "knowledge": (cmd_knowledge, False),
+}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or argv[0] not in COMMANDS:
+        print(f"usage: sglang_oracle.py {{{','.join(COMMANDS)}}}", file=sys.stderr)
+        return 2
+    command, reads_stdin = COMMANDS[argv[0]]
+    cases = json.load(sys.stdin) if reads_stdin else None
+    # Keep stdout for the JSON answer: whatever sglang prints goes to stderr.
+    sys.stdout.flush()
+    answer_fd = os.dup(1)
+    os.dup2(2, 1)
+    logging.disable(logging.CRITICAL)
+    try:
+        from sglang.version import __version__
+
+        result = command(cases)
+        if isinstance(result, dict):
+            result = {"sglang": __version__, **result}
+    finally:
+        sys.stdout.flush()
+        os.dup2(answer_fd, 1)
+        os.close(answer_fd)
+    json.dump(result, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
