@@ -114,10 +114,20 @@ class ModelInfo:
 
 
 @functools.cache
-def mla_architectures(release: str | None = None) -> frozenset[str]:
-    release = release if release in RELEASES else DEFAULT_RELEASE
+def _mla_table(release: str) -> dict:
     path = resources.files("autofix.knowledge").joinpath(f"data/mla-{release}.json")
-    return frozenset(json.loads(path.read_text())["mla_architectures"])
+    return json.loads(path.read_text())
+
+
+def mla_architectures(release: str | None = None) -> frozenset[str]:
+    """Architectures SGLang serves as MLA in release."""
+    return frozenset(_mla_table(release if release in RELEASES else DEFAULT_RELEASE)["mla_architectures"])
+
+
+def conditionally_mla(release: str | None = None) -> frozenset[str]:
+    """Architectures that are MLA only when the checkpoint's config says so (Pixtral, DeepseekVL2)."""
+    table = _mla_table(release if release in RELEASES else DEFAULT_RELEASE)
+    return frozenset(table.get("conditional_mla_architectures", {}))
 
 
 def architecture_of(path: str) -> str | None | bool:
@@ -142,4 +152,6 @@ def resolve_model(
         return ModelInfo.unknown()
     if arch is None:
         return ModelInfo(None, False)
+    if arch in conditionally_mla(release):
+        return ModelInfo(arch, None)  # type: ignore[arg-type]
     return ModelInfo(arch, arch in mla_architectures(release))  # type: ignore[arg-type]

@@ -1,0 +1,50 @@
+"""Model resolution: local config.json, known ids, families, else unknown."""
+
+from __future__ import annotations
+
+import pytest
+
+from autofix.knowledge.models import KIMI_K3, mla_architectures, resolve_model
+
+
+@pytest.mark.parametrize(
+    ("path", "architecture", "mla"),
+    [
+        ("moonshotai/Kimi-K3", KIMI_K3, True),
+        ("deepseek-ai/DeepSeek-V3", "DeepseekV3ForCausalLM", True),
+        ("/models/DeepSeek-R1-0528/", "DeepseekV3ForCausalLM", True),
+        ("/data/deepseek_v3_fp8", "DeepseekV3ForCausalLM", True),
+        ("moonshotai/Kimi-K2-Instruct", "DeepseekV3ForCausalLM", True),
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", "Qwen2ForCausalLM", False),
+        ("deepseek-ai/DeepSeek-V4-Flash", "DeepseekV4ForCausalLM", False),
+        ("zai-org/GLM-4.7-Flash", "Glm4MoeLiteForCausalLM", True),
+        ("zai-org/GLM-4.6", None, False),
+        ("/workspace/Qwen2.5-VL-7B-Instruct", None, False),
+        ("meta-llama/Llama-3.1-8B-Instruct", None, False),
+        ("/mnt/ckpt/step-1000", None, None),
+        ("my-org/custom-model", None, None),
+    ],
+)
+def test_resolution(path: str, architecture: str | None, mla: bool | None) -> None:
+    info = resolve_model(path)
+    assert (info.architecture, info.mla) == (architecture, mla)
+
+
+def test_local_config_json_wins() -> None:
+    info = resolve_model("/models/Qwen3-8B", lambda path: "DeepseekV3ForCausalLM")
+    assert (info.architecture, info.mla) == ("DeepseekV3ForCausalLM", True)
+
+
+def test_architectures_mla_only_by_config_are_unknown() -> None:
+    assert resolve_model("x", lambda path: "PixtralForConditionalGeneration").mla is None
+
+
+def test_kimi_k3_is_known_only_when_the_model_is() -> None:
+    assert resolve_model("moonshotai/Kimi-K3").is_kimi_k3 is True
+    assert resolve_model("Qwen/Qwen3-8B").is_kimi_k3 is False
+    assert resolve_model("/mnt/ckpt/step-1000").is_kimi_k3 is None
+
+
+def test_mla_table_is_sglangs() -> None:
+    assert {"DeepseekV3ForCausalLM", KIMI_K3, "KimiK25ForConditionalGeneration"} <= mla_architectures("0.5.19")
+    assert "Qwen3ForCausalLM" not in mla_architectures("0.5.19")
