@@ -33,6 +33,18 @@ class Run:
     diffs: int = 0
     errors: int = 0
     json_out: list[dict[str, object]] = field(default_factory=list)
+    # Findings in a --config file already reported (through another launch that reads it).
+    linked_seen: set[tuple[str, int, int, str]] = field(default_factory=set)
+    diffed: set[str] = field(default_factory=set)
+
+    def first_time(self, r) -> bool:  # noqa: ANN001
+        if r.path is None:
+            return True
+        key = (r.path, r.line, r.column, r.fixer.code)
+        if key in self.linked_seen:
+            return False
+        self.linked_seen.add(key)
+        return True
 
     def error(self, message: str) -> None:
         self.errors += 1
@@ -126,38 +138,73 @@ def _explain(word: str) -> int:
 
 
 def _files(run: Run, fixers, release, unsafe, targets, config: Config) -> None:  # noqa: ANN001
-    from autofix.files import ModelLookup, neighbour_release, walk, write_atomic
+    from autofix.files import ConfigIndex, display, walk
 
     for target in targets:
         if not target.exists() and not target.is_symlink():
             run.error(f"{target}: no such file or folder")
-    roots = [t if t.is_dir() else t.parent for t in targets if t.exists()]
-    releases: dict[Path, str | None] = {}
-    for candidate in walk([t for t in targets if t.exists()], config.exclude):
+    existing = [t for t in targets if t.exists()]
+    roots = [t if t.is_dir() else t.parent for t in existing]
+    candidates = list(walk(existing, config.exclude))
+    in_run = {c.path.resolve() for c in candidates if c.spec is not None}
+    index = ConfigIndex([*roots, Path.cwd()], config.exclude)
+    checker = _Checker(run, fixers, release, unsafe, config, roots)
+    for candidate in candidates:
         path = candidate.path
         if candidate.spec is None:
             click.echo(f"autofix: {path}: not a launch file autofix can read (skipped)", err=True)
             continue
+        if candidate.spec.name == "yaml":
+            readers = index.referrers(path)
+            if readers:
+                # A --config file is checked with the launches that read it, through their files.
+                for reader in readers:
+                    if reader not in in_run:
+                        checker.check(reader, display(reader), only_config=display(path))
+                continue
+        checker.check(path, str(path))
+
+
+class _Checker:
+    """Checks one file of a run, and writes what its fixes changed there and in the files it reads."""
+
+    def __init__(self, run: Run, fixers, release, unsafe, config: Config, roots: list[Path]):  # noqa: ANN001
+        self.run = run
+        self.fixers = fixers
+        self.release = release
+        self.unsafe = unsafe
+        self.config = config
+        self.roots = roots
+        self.releases: dict[Path, str | None] = {}
+
+    def check(self, path: Path, name: str, only_config: str | None = None) -> None:
+        from autofix.files import ConfigReader, ModelLookup, neighbour_release, write_atomic
+        from autofix.formats import detect
+
+        run = self.run
         try:
             data = path.read_bytes()
         except OSError as exc:
             run.error(f"{path}: cannot read: {exc.strerror or exc}")
-            continue
-        if not candidate.spec.worth_parsing(data):
-            continue
+            return
+        spec = detect(path.name, data[:128])
+        if spec is None or not spec.worth_parsing(data):
+            return
         folder = path.parent.resolve()
-        if folder not in releases:
-            releases[folder] = neighbour_release(folder)
-        file_fixers = _without(fixers, config.ignored_for(path))
-        result = _check(run, str(path), data, candidate.spec, file_fixers, release, unsafe,
-                        releases[folder], ModelLookup(folder, roots))
-        if result is None:
-            continue
-        if run.mode == "fix" and result.changed:
+        if folder not in self.releases:
+            self.releases[folder] = neighbour_release(folder)
+        fixers = _without(self.fixers, self.config.ignored_for(path))
+        result = _check(run, name, data, spec, fixers, self.release, self.unsafe, self.releases[folder],
+                        ModelLookup(folder, self.roots), ConfigReader(folder, self.roots), only_config)
+        if result is None or run.mode != "fix":
+            return
+        written = [(path, result.source, result.text)] if result.changed else []
+        written += [(Path(f.name), f.source, f.text) for f in result.linked if f.changed]
+        for target, source, text in written:
             try:
-                write_atomic(path, result.source.encode(result.text))
+                write_atomic(target, source.encode(text))
             except OSError as exc:
-                run.error(f"{path}: cannot write: {exc.strerror or exc}")
+                run.error(f"{target}: cannot write: {exc.strerror or exc}")
 
 
 def _stdin(run: Run, fixers, release, unsafe, name: str, config: Config) -> None:  # noqa: ANN001
@@ -181,7 +228,8 @@ def _without(fixers, codes: set[str]):  # noqa: ANN001, ANN202
     return [fx for fx in fixers if not any(fx.code.startswith(c) or fx.name == c for c in codes)]
 
 
-def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, lookup):  # noqa: ANN001, ANN202
+def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, lookup,  # noqa: ANN001, ANN202
+           reader=None, only_config=None):  # noqa: ANN001
     from autofix import report
     from autofix.pipeline import Settings, fix_text
 
@@ -190,39 +238,65 @@ def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, looku
     except DecodeError as exc:
         run.error(f"{name}: cannot decode: {exc}")
         return None
-    settings = Settings(fixers, release, neighbour, unsafe, lookup)
+    settings = Settings(fixers, release, neighbour, unsafe, lookup, reader, only_config)
     try:
         result = fix_text(source, spec, settings, fix=run.mode != "check")
+    except SyntaxError as exc:
+        run.error(f"{name}: cannot parse: {exc.msg}")
+        return None
     except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
         run.error(f"{name}: internal error: {type(exc).__name__}: {exc}")
         return None
     if result.error is not None:
         run.error(f"{name}: internal error: {result.error}; file left unchanged")
         return None
-    remaining = [r for r in result.findings if not r.fixed]
-    fixed = [r for r in result.findings if r.fixed]
+    findings = [r for r in result.findings if run.first_time(r)]
+    remaining = [r for r in findings if not r.fixed]
+    fixed = [r for r in findings if r.fixed]
+    sources = {None: source, **{f.name: f.source for f in result.linked}}
     if run.mode == "diff":
-        if result.changed:
-            click.echo(report.diff(name, source.text, result.text), nl=False)
+        changed = [(name, source.text, result.text)] if result.changed else []
+        changed += [(f.name, f.source.text, f.text) for f in result.linked if f.changed]
+        for path, before, after in changed:
+            if path in run.diffed:
+                continue  # a --config file two launches read
+            run.diffed.add(path)
+            click.echo(report.diff(path, before, after), nl=False)
             run.diffs += 1
         run.fixed += len(fixed)
         run.remaining += len(remaining)
         return result
     if run.mode == "fix":
         run.fixed += len(fixed)
-        run.fixed_files += 1 if result.changed else 0
+        run.fixed_files += int(result.changed) + sum(f.changed for f in result.linked)
         shown = remaining
     else:
-        shown = result.findings
+        shown = findings
     run.remaining += len(remaining)
     for r in shown:
         if run.fmt == "json":
-            run.json_out.append(report.finding_json(name, r, source))
+            run.json_out.append(_finding_json(name, r, sources))
         else:
-            click.echo(report.finding_text(name, r), err=run.mode == "fix" and name == "-")
+            click.echo(report.finding_text(r.path or name, r), err=run.mode == "fix" and name == "-")
     if run.fmt == "json" and run.mode == "fix":
-        run.json_out.extend(report.finding_json(name, r, source) for r in fixed)
+        run.json_out.extend(_finding_json(name, r, sources) for r in fixed)
     return result
+
+
+def _finding_json(name: str, r, sources) -> dict[str, object]:  # noqa: ANN001
+    """A finding as JSON; an edit in another file than the finding's names its path."""
+    from autofix import report
+
+    out = report.finding_json(r.path or name, r, sources[r.path])
+    fix = out["fix"]
+    if isinstance(fix, dict):
+        for entry, edit in zip(fix["edits"], r.fix.edits):
+            if edit.path != r.path:
+                where = sources[edit.path]
+                (line, column), (end_line, end_column) = where.line_col(edit.span.start), where.line_col(edit.span.end)
+                entry.update(path=edit.path or name, start={"line": line, "column": column},
+                             end={"line": end_line, "column": end_column})
+    return out
 
 
 def _finish(run: Run) -> int:

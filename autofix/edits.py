@@ -13,10 +13,15 @@ __all__ = ["Applicability", "Edit", "Fix", "choose", "splice"]
 
 @dataclass(frozen=True, slots=True)
 class Edit:
-    """Replace span of the original text with text (an empty span inserts)."""
+    """Replace span of the original text with text (an empty span inserts).
+
+    path: the file the edit belongs to when it is not the checked file (a
+    `--config` file the launch reads), as the pipeline reports it.
+    """
 
     span: Span
     text: str
+    path: str | None = None
 
     @classmethod
     def insert(cls, at: int, text: str) -> Edit:

@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autofix.formats import FormatSpec, detect
-from autofix.pipeline import release_in_text
+from autofix.pipeline import Linked, config_references, release_in_text
+from autofix.source import DecodeError, Source
 
-__all__ = ["Candidate", "ModelLookup", "neighbour_release", "walk", "write_atomic"]
+__all__ = [
+    "Candidate", "ConfigIndex", "ConfigReader", "ModelLookup", "display", "neighbour_release", "walk", "write_atomic",
+]
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
@@ -24,6 +27,9 @@ SKIP_DIRS = frozenset(
 )
 HEAD_BYTES = 128
 CONFIG_JSON_LIMIT = 1 << 20
+CONFIG_YAML_LIMIT = 1 << 20
+# How many files a search for the launches that read a config file looks at, at most.
+INDEX_LIMIT = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,3 +202,116 @@ def _architecture(config: Path, roots: tuple[Path, ...]) -> str | None:
     if isinstance(archs, list) and archs and isinstance(archs[0], str):
         return archs[0]
     return None
+
+
+# -- launches split across files: `--config FILE` ----------------------------------------
+
+
+def display(path: Path) -> str:
+    """How autofix names a file it was not given: relative to the working directory when inside it."""
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(resolved)
+
+
+class ConfigReader:
+    """The YAML file a launch's `--config FILE` names, as `Settings.read_config` wants it.
+
+    FILE is looked up relative to the launch file's folder, then the working
+    directory, and read only when it is inside the scanned tree or the working
+    directory, and small.
+    """
+
+    def __init__(self, launch_dir: Path, roots: Sequence[Path]):
+        self.launch_dir = launch_dir
+        self.roots = tuple({r.resolve() for r in (*roots, Path.cwd())})
+
+    def resolve(self, value: str) -> Path | None:
+        if not value or "\x00" in value:
+            return None
+        for base in (self.launch_dir, Path.cwd()):
+            try:
+                candidate = (base / value).resolve()
+            except (OSError, RuntimeError):
+                continue
+            if any(candidate.is_relative_to(root) for root in self.roots) and candidate.is_file():
+                return candidate
+        return None
+
+    def __call__(self, value: str) -> Linked | None:
+        path = self.resolve(value)
+        if path is None:
+            return None
+        try:
+            if path.stat().st_size > CONFIG_YAML_LIMIT:
+                return None
+            source = Source.decode(path.read_bytes())
+        except (OSError, DecodeError):
+            return None
+        return Linked(display(path), source)
+
+
+class ConfigIndex:
+    """Which launch files read a config file through `--config FILE`.
+
+    Built on first use from a walk of the given folders (the scanned tree and
+    the working directory), looking only at files that say `--config`.
+    """
+
+    def __init__(self, roots: Sequence[Path], exclude: Sequence[str] = ()):
+        self.roots = [r for r in dict.fromkeys(r.resolve() for r in roots) if r.is_dir()]
+        self.exclude = exclude
+        self._candidates: list[tuple[Path, FormatSpec, bytes]] | None = None
+        self._reads: dict[Path, set[Path]] = {}
+
+    def referrers(self, config: Path) -> list[Path]:
+        """The launch files whose launches read config."""
+        target = config.resolve()
+        name = target.name.encode("utf-8", "surrogateescape")
+        return [
+            path for path, spec, data in self._files()
+            if name in data and path != target and target in self.reads(path, spec, data)
+        ]
+
+    def reads(self, path: Path, spec: FormatSpec, data: bytes) -> set[Path]:
+        """The config files a launch file's launches read."""
+        if path not in self._reads:
+            found: set[Path] = set()
+            try:
+                values = config_references(Source.decode(data), spec)
+            except Exception:  # noqa: BLE001 - a file autofix cannot read names no config
+                values = []
+            reader = ConfigReader(path.parent, self.roots)
+            for value in values:
+                resolved = reader.resolve(value)
+                if resolved is not None:
+                    found.add(resolved)
+            self._reads[path] = found
+        return self._reads[path]
+
+    def _files(self) -> list[tuple[Path, FormatSpec, bytes]]:
+        if self._candidates is None:
+            self._candidates = []
+            seen: set[Path] = set()
+            for count, candidate in enumerate(walk(self.roots, self.exclude)):
+                if count >= INDEX_LIMIT:
+                    break
+                path = candidate.path.resolve()
+                if candidate.spec is None or path in seen:
+                    continue
+                seen.add(path)
+                data = _read_bytes(path)
+                if data is not None and b"--config" in data:
+                    self._candidates.append((path, candidate.spec, data))
+        return self._candidates
+
+
+def _read_bytes(path: Path, limit: int = 1 << 22) -> bytes | None:
+    try:
+        if path.stat().st_size > limit:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None

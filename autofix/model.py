@@ -221,6 +221,44 @@ class Launch:
             i += 1
         return tuple(taken), i
 
+    # -- a --config file ---------------------------------------------------------
+
+    def config_file(self) -> Arg | None:
+        """The FILE of `--config FILE`, as SGLang's ConfigArgumentMerger finds it; None without one.
+
+        The merger reads only a bare `--config` token (`--config=FILE` is ignored)
+        and refuses two of them, a missing FILE and a FILE that is not YAML:
+        those are Unresolvable, and so is a FILE autofix cannot read.
+        """
+        found = [i for i, arg in enumerate(self.args) if arg.text == "--config"]
+        if not found:
+            return None
+        i = found[0]
+        if len(found) > 1 or i + 1 == len(self.args):
+            raise Unresolvable("SGLang reads one --config FILE")
+        path = self.args[i + 1]
+        if path.text is None or path.splat or not path.text.lower().endswith((".yaml", ".yml")):
+            raise Unresolvable("--config FILE is not a YAML file autofix can name")
+        return path
+
+    def with_config(self, tokens: Sequence[Arg] | None) -> Launch:
+        """The launch SGLang runs: the config file's tokens, then the command line without
+        `--config FILE`, so the command line wins. tokens None: a file autofix cannot read,
+        which may set any flag the command line does not."""
+        args = list(self.args)
+        if self.form == "serve" and args and args[0].text and not args[0].text.startswith("-"):
+            # `sglang serve MODEL` reads as `--model-path MODEL` before the merge.
+            model = args[0]
+            args.insert(0, Arg("--model-path", Span(model.span.start, model.span.start), editable=False))
+        found = [i for i, arg in enumerate(args) if arg.text == "--config"]
+        if found and found[0] + 1 < len(args):
+            del args[found[0] : found[0] + 2]
+        if tokens is None:
+            at = next((arg.span for arg in self.args if arg.text == "--config"), self.span)
+            tokens = [Arg(None, at, splat=True)]
+        return Launch.read([*tokens, *args], self.table, self.span, self.form,
+                           release=self.release, model_lookup=self.model_lookup)
+
     # -- reading -------------------------------------------------------------
 
     def all(self, dest: str) -> list[Flag]:

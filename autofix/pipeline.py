@@ -1,6 +1,14 @@
 """read -> find launches -> run fixers -> splice -> re-check, to a fixpoint.
 
 `fix_text` is the pure core: text in, text and findings out; it touches no file.
+
+A launch may be split across files: `--config FILE` puts the YAML file's
+flags first and the command line after them (SGLang's ConfigArgumentMerger).
+`fix_text` does not read that file: the caller's `Settings.read_config` hands
+it over. The checked text and the files its launches read are laid end to end
+in one offset space (a `_Unit`), so a merged launch, its spans and the edits a
+fixer asks for need nothing new; each edit is spliced into the file its
+offset falls in, and what is reported is placed back in that file.
 """
 
 from __future__ import annotations
@@ -9,15 +17,17 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from autofix.edits import Fix, choose, splice
+from autofix.edits import Edit, Fix, choose, splice
 from autofix.fixer import Finding, Fixer
-from autofix.formats import FormatSpec, load
-from autofix.knowledge.options import table
+from autofix.formats import FORMATS, FormatSpec, load
+from autofix.knowledge.options import OptionTable, table
 from autofix.knowledge.releases import parse_release
 from autofix.model import Launch, Unresolvable
-from autofix.source import Source
+from autofix.source import Source, Span
 
-__all__ = ["Reported", "Result", "Settings", "fix_text", "release_in_text"]
+__all__ = [
+    "Linked", "LinkedResult", "Reported", "Result", "Settings", "config_references", "fix_text", "release_in_text",
+]
 
 MAX_PASSES = 6
 
@@ -28,12 +38,24 @@ _RELEASE_PINS = re.compile(
 
 
 @dataclass(frozen=True, slots=True)
+class Linked:
+    """A file a launch reads besides the checked one: the YAML of its `--config FILE`."""
+
+    name: str  # the path the caller reports and writes
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     fixers: Sequence[Fixer]
     release: str | None = None  # --sglang-version
     neighbour_release: str | None = None  # a pin in a file beside this one
     unsafe: bool = False
     model_lookup: Callable[[str], str | None] | None = None
+    # A `--config` value as written -> the file it names; None (or no callback): unreadable.
+    read_config: Callable[[str], Linked | None] | None = None
+    # Check only the launches that read this linked file (by name).
+    only_config: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +68,24 @@ class Reported:
     column: int
     end_line: int
     end_column: int
-    launch_line: int  # the line the launch starts on
+    launch_line: int  # the line the launch starts on (in the checked file)
     fixed: bool = False
+    path: str | None = None  # the linked file the finding is in; None: the checked file
 
     @property
     def fix(self) -> Fix | None:
         return self.finding.fix
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedResult:
+    name: str
+    source: Source
+    text: str
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.source.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +94,7 @@ class Result:
     text: str  # the text after the fixes applied (the original when none were)
     findings: list[Reported]
     error: str | None = None  # an internal error: nothing is written
+    linked: tuple[LinkedResult, ...] = ()  # the files the launches read, and their new texts
 
     @property
     def changed(self) -> bool:
@@ -78,34 +113,147 @@ def release_in_text(text: str) -> str | None:
 
 def fix_text(source: Source, fmt: FormatSpec, settings: Settings, fix: bool = False) -> Result:
     module = load(fmt)
-    text = source.text
+    unit = _Unit(source, settings.read_config)
     fixed: list[Reported] = []
     for _ in range(MAX_PASSES):
-        current = source.with_text(text)
-        reported = _check(current, module, settings)
-        fixes = [r.fix for r in reported if r.fix is not None and r.fix.applies(settings.unsafe)]
+        unit.lay_out()
+        checked = _check(unit, module, settings)
+        fixes = [f for _, f in checked if f is not None and f.applies(settings.unsafe)]
+        reported = [r for r, _ in checked]
         if not fix or not fixes:
-            return Result(source, text, fixed + reported)
+            return unit.result(fixed + reported)
         chosen = choose(fixes)
-        new_text = splice(text, [edit for f in chosen for edit in f.edits])
-        if module.syntax_errors(new_text) > module.syntax_errors(text):
-            names = sorted({r.fixer.code for r in reported if r.fix in chosen})
-            return Result(source, source.text, [], f"the fix of {', '.join(names)} would break the file's syntax")
-        fixed += [replace(r, fixed=True) for r in reported if r.fix in chosen]
-        text = new_text
+        broken = unit.apply([edit for f in chosen for edit in f.edits], module)
+        if broken:
+            names = sorted({r.fixer.code for r, f in checked if f in chosen})
+            return Result(source, source.text, [], f"the fix of {', '.join(names)} would break {broken}")
+        fixed += [replace(r, fixed=True) for r, f in checked if f in chosen]
     names = sorted({r.fixer.code for r in fixed})
     return Result(source, source.text, [], f"fixes of {', '.join(names)} did not settle in {MAX_PASSES} passes")
 
 
-def _check(source: Source, module, settings: Settings) -> list[Reported]:  # noqa: ANN001
+class _Unit:
+    """The checked text and the `--config` files its launches read, end to end in one offset space.
+
+    The checked text starts at 0; each linked file starts one past the end of
+    the one before, in the order the launches named them. Offsets are laid out
+    again before every pass, from the texts as fixed so far.
+    """
+
+    def __init__(self, source: Source, read_config: Callable[[str], Linked | None] | None):
+        self.source = source
+        self.read_config = read_config
+        self.texts: dict[str | None, str] = {None: source.text}  # None: the checked file
+        self.linked: dict[str, Linked] = {}
+        self.bases: dict[str | None, int] = {None: 0}
+        self._named: dict[str, Linked | None] = {}
+        self._next = 0
+
+    def lay_out(self) -> None:
+        at = 0
+        for name, text in self.texts.items():
+            self.bases[name] = at
+            at += len(text) + 1
+        self._next = at
+
+    def config(self, path: str) -> tuple[str, Source, int] | None:
+        """The linked file a `--config` value names: its name, current text and base offset."""
+        if path not in self._named:
+            self._named[path] = self.read_config(path) if self.read_config is not None else None
+        linked = self._named[path]
+        if linked is None:
+            return None
+        name = linked.name
+        if name not in self.linked:
+            self.linked[name] = linked
+            self.texts[name] = linked.source.text
+            self.bases[name] = self._next
+            self._next += len(linked.source.text) + 1
+        return name, self.current(name), self.bases[name]
+
+    def current(self, name: str | None) -> Source:
+        source = self.source if name is None else self.linked[name].source
+        return source.with_text(self.texts[name])
+
+    def locate(self, offset: int) -> tuple[str | None, int]:
+        """The file an offset falls in, and the offset in that file."""
+        found: str | None = None
+        for name, base in self.bases.items():
+            if base <= offset:
+                found = name
+        return found, offset - self.bases[found]
+
+    def local(self, edit: Edit) -> Edit:
+        name, start = self.locate(edit.span.start)
+        return Edit(Span(start, start + edit.span.end - edit.span.start), edit.text, name)
+
+    def apply(self, edits: Sequence[Edit], module) -> str | None:  # noqa: ANN001
+        """Splice each file's edits into it; what they would break, if anything (nothing changes then)."""
+        by_file: dict[str | None, list[Edit]] = {}
+        for edit in edits:
+            local = self.local(edit)
+            by_file.setdefault(local.path, []).append(local)
+        new: dict[str | None, str] = {}
+        for name, file_edits in by_file.items():
+            text = self.texts[name]
+            new[name] = splice(text, file_edits)
+            checker = module if name is None else load(FORMATS["yaml"])
+            if checker.syntax_errors(new[name]) > checker.syntax_errors(text):
+                return f"the syntax of {name}" if name else "the file's syntax"
+        self.texts.update(new)
+        return None
+
+    def result(self, findings: list[Reported]) -> Result:
+        linked = tuple(LinkedResult(name, file.source, self.texts[name]) for name, file in self.linked.items())
+        return Result(self.source, self.texts[None], findings, linked=linked)
+
+
+def config_references(source: Source, fmt: FormatSpec) -> list[str]:
+    """The FILE of every `--config FILE` that SGLang reads in a text's launches."""
+    module = load(fmt)
+    release = release_in_text(source.text)
+    found: list[str] = []
+    for launch in module.find_launches(source, table(release if release and parse_release(release) else None)):
+        try:
+            path = launch.config_file()
+        except Unresolvable:
+            continue
+        if path is not None and path.text not in found:
+            found.append(path.text)  # type: ignore[arg-type]
+    return found
+
+
+def _with_config(launch: Launch, unit: _Unit, options: OptionTable) -> tuple[Launch, str | None]:
+    """The launch merged with its --config file, and that file's name (None: no file read)."""
+    try:
+        path = launch.config_file()
+    except Unresolvable:
+        return launch.with_config(None), None
+    if path is None:
+        return launch, None
+    found = unit.config(path.text)  # type: ignore[arg-type]
+    if found is None:
+        return launch.with_config(None), None
+    name, source, base = found
+    tokens = load(FORMATS["yaml"]).config_args(source, options, base)
+    return launch.with_config(tokens), name
+
+
+def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix | None]]:  # noqa: ANN001
+    source = unit.current(None)
     release = settings.release or release_in_text(source.text) or settings.neighbour_release
     if release is not None and parse_release(release) is None:
         release = None
+    options = table(release)
     launches: list[Launch] = module.find_launches(
-        source, table(release), release=release, model_lookup=settings.model_lookup
+        source, options, release=release, model_lookup=settings.model_lookup
     )
-    reported: list[Reported] = []
-    for launch in launches:
+    checked: list[tuple[Reported, Fix | None]] = []
+    seen: set[tuple[str, int, int]] = set()
+    for found in launches:
+        launch, config = _with_config(found, unit, options)
+        if settings.only_config is not None and config != settings.only_config:
+            continue
         for fx in settings.fixers:
             if not fx.holds_in(release):
                 continue
@@ -114,22 +262,38 @@ def _check(source: Source, module, settings: Settings) -> list[Reported]:  # noq
             except Unresolvable:
                 continue
             for finding in findings:
-                if not _suppressed(source, launch, finding, fx):
-                    reported.append(_place(source, fx, finding, launch))
-    reported.sort(key=lambda r: (r.finding.at.start, r.fixer.code))
-    return reported
+                # Two launches reading one config file find its faults once.
+                key = (fx.code, finding.at.start, finding.at.end)
+                if key in seen or _suppressed(unit, launch, finding, fx):
+                    continue
+                if finding.at.start > len(source.text):
+                    seen.add(key)
+                checked.append((_place(unit, fx, finding, launch), finding.fix))
+    checked.sort(key=lambda rf: (rf[0].path is not None, rf[0].path or "", rf[0].line, rf[0].column, rf[0].fixer.code))
+    return checked
 
 
-def _place(source: Source, fx: Fixer, finding: Finding, launch: Launch) -> Reported:
-    line, column = source.line_col(finding.at.start)
-    end_line, end_column = source.line_col(finding.at.end)
-    return Reported(fx, finding, line, column, end_line, end_column, source.line_col(launch.span.start)[0])
+def _place(unit: _Unit, fx: Fixer, finding: Finding, launch: Launch) -> Reported:
+    """A finding in the file it points into, with its edits in theirs."""
+    name, start = unit.locate(finding.at.start)
+    where = unit.current(name)
+    end = start + finding.at.end - finding.at.start
+    line, column = where.line_col(start)
+    end_line, end_column = where.line_col(end)
+    fix = finding.fix
+    if fix is not None:
+        fix = Fix(fix.title, tuple(unit.local(e) for e in fix.edits), fix.applicability)
+    local = Finding(Span(start, end), finding.message, fix)
+    launch_line = unit.current(None).line_col(launch.span.start)[0]
+    return Reported(fx, local, line, column, end_line, end_column, launch_line, path=name)
 
 
-def _suppressed(source: Source, launch: Launch, finding: Finding, fx: Fixer) -> bool:
+def _suppressed(unit: _Unit, launch: Launch, finding: Finding, fx: Fixer) -> bool:
     """An `autofix: ignore[...]` comment on the launch's line or the line before it, or the finding's."""
     for offset in {launch.span.start, finding.at.start}:
-        line = source.line_span(offset)
+        name, local = unit.locate(offset)
+        source = unit.current(name)
+        line = source.line_span(local)
         texts = [source.text[line.start : line.end]]
         if line.start > 0:
             texts.append(source.line_text(line.start - 1))
