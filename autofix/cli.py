@@ -33,6 +33,7 @@ class Run:
     diffs: int = 0
     errors: int = 0
     json_out: list[dict[str, object]] = field(default_factory=list)
+    stdin: bool = False  # with --fix, stdout carries the fixed text: findings go to stderr
     # Findings in a --config file already reported (through another launch that reads it).
     linked_seen: set[tuple[str, int, int, str]] = field(default_factory=set)
     diffed: set[str] = field(default_factory=set)
@@ -211,6 +212,7 @@ def _stdin(run: Run, fixers, release, unsafe, name: str, config: Config) -> None
     from autofix.files import ModelLookup, neighbour_release
     from autofix.formats import detect
 
+    run.stdin = True
     data = sys.stdin.buffer.read()
     spec = detect(name, data[:128])
     if spec is None:
@@ -277,7 +279,7 @@ def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, looku
         if run.fmt == "json":
             run.json_out.append(_finding_json(name, r, sources))
         else:
-            click.echo(report.finding_text(r.path or name, r), err=run.mode == "fix" and name == "-")
+            click.echo(report.finding_text(r.path or name, r), err=run.mode == "fix" and run.stdin)
     if run.fmt == "json" and run.mode == "fix":
         run.json_out.extend(_finding_json(name, r, sources) for r in fixed)
     return result
@@ -302,7 +304,7 @@ def _finding_json(name: str, r, sources) -> dict[str, object]:  # noqa: ANN001
 def _finish(run: Run) -> int:
     if run.fmt == "json" and run.mode != "diff":
         out = json.dumps(run.json_out, indent=2)
-        click.echo(out, err=run.mode == "fix" and _stdout_taken())
+        click.echo(out, err=run.mode == "fix" and run.stdin)
     elif run.mode == "diff":
         if run.diffs or run.remaining:
             click.echo(
@@ -319,6 +321,3 @@ def _finish(run: Run) -> int:
         return EXIT_FINDINGS if run.diffs else EXIT_CLEAN
     return EXIT_FINDINGS if run.remaining else EXIT_CLEAN
 
-
-def _stdout_taken() -> bool:
-    return "-" in sys.argv[1:]

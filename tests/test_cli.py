@@ -264,6 +264,10 @@ def test_stdin(tree: Path) -> None:
     fixed = invoke("--fix", "--stdin-filename", "launch.sh", "-", stdin=BAD)
     assert fixed.stdout == FIXED
     assert fixed.exit_code == 0
+    remaining = invoke("--fix", "--stdin-filename", "launch.sh", "-", stdin=DISPLAY_ONLY)
+    assert remaining.stdout == DISPLAY_ONLY, "findings must not be mixed into the fixed text"
+    assert "SGL001" in remaining.stderr
+    assert remaining.exit_code == 1
     unknown = invoke("-", stdin=BAD.replace("#!/bin/bash\n", ""))
     assert unknown.exit_code == 2
 
