@@ -83,24 +83,40 @@ else
     build_venv
 fi
 
-for version in "${versions[@]}"; do
-    target=$env_dir/sglang-$version
-    stamp=$target/.autofix-ready
-    if [ -f "$stamp" ]; then
-        continue
-    fi
-    say "installing sglang $version"
+install_release() {
+    local version=$1 target=$env_dir/sglang-$1 log=$env_dir/build-$1.log
     rm -rf "$target"
-    run "${pip[@]}" install -q --no-deps --target "$target" "sglang==$version"
+    if ! "${pip[@]}" install -q --no-deps --target "$target" "sglang==$version" >"$log" 2>&1; then
+        echo "sglang_env: FAILED: pip install sglang==$version" >&2
+        tail -n 30 "$log" >&2
+        return 1
+    fi
     # Prove the parser builds before calling the release usable.
-    echo "+ sglang_oracle.py options ($version)" >>"$log"
-    if ! PYTHONPATH="$target" "$venv/bin/python" "$repo/scripts/sglang_oracle.py" options \
-        >/dev/null 2>>"$log"; then
+    if ! PYTHONPATH="$target" "$venv/bin/python" "$repo/scripts/sglang_oracle.py" options >/dev/null 2>>"$log"; then
         echo "sglang_env: FAILED: SGLang $version's parser does not build; see $log" >&2
         tail -n 30 "$log" >&2
-        exit 1
+        return 1
     fi
-    echo "$version" >"$stamp"
+    echo "$version" >"$target/.autofix-ready"
+}
+
+# Releases install side by side, two at a time (downloads and unpacking overlap).
+pending=()
+for version in "${versions[@]}"; do
+    [ -f "$env_dir/sglang-$version/.autofix-ready" ] || pending+=("$version")
 done
+failed=0
+for ((i = 0; i < ${#pending[@]}; i += 2)); do
+    pids=()
+    for version in "${pending[@]:i:2}"; do
+        say "installing sglang $version"
+        install_release "$version" &
+        pids+=($!)
+    done
+    for pid in "${pids[@]}"; do
+        wait "$pid" || failed=1
+    done
+done
+[ "$failed" -eq 0 ] || exit 1
 
 say "ready: $env_dir (${versions[*]})"
