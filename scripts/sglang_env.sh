@@ -10,7 +10,8 @@
 #   sglang-<version>/  one release, `pip install --no-deps --target`; run with
 #                      PYTHONPATH=<env>/sglang-<version> <env>/venv/bin/python
 #   constraints.txt    keeps pip from ever swapping torch for a CUDA build
-#   build.log          pip's output; its tail is printed when a step fails
+#   build.log          pip's output for the venv, build-<version>.log for each release;
+#                      the tail is printed when a step fails
 #
 # Idempotent: finished parts carry a stamp and are skipped, so a second run
 # only checks stamps. Changing the pins below rebuilds the venv.

@@ -283,3 +283,21 @@ def test_checking_shell_imports_neither_libcst_nor_ruamel(tree: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tree,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "reason"),
+    [
+        ("broken.py", "import sglang as sgl\nllm = sgl.Engine(model_path='x',\n", "line 2: '(' was never closed"),
+        ("broken.yaml", "a: [1, 2\nkv-cache-dtype: x\n", "line 2:"),
+    ],
+)
+def test_unparsable_file_is_named_with_line_and_reason(tree: Path, name: str, text: str, reason: str) -> None:
+    path = write(tree / name, text)
+    write(tree / "launch.sh", BAD)
+    result = invoke(name, "launch.sh")
+    assert result.exit_code == 2
+    (line,) = [l for l in result.stderr.splitlines() if l.startswith(f"autofix: {name}: cannot parse: ")]
+    assert reason in line
+    assert path.read_text() == text
+    assert "launch.sh:4:5: SGL001" in result.stdout

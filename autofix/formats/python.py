@@ -36,7 +36,7 @@ from autofix.source import Source, Span
 __all__ = ["PythonSyntaxError", "find_launches", "syntax_errors"]
 
 
-class PythonSyntaxError(ValueError):
+class PythonSyntaxError(SyntaxError):
     """The file is not Python that autofix can parse; str() is 'line N: reason'."""
 
     def __init__(self, line: int, reason: str):
