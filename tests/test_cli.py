@@ -301,3 +301,10 @@ def test_unparsable_file_is_named_with_line_and_reason(tree: Path, name: str, te
     assert reason in line
     assert path.read_text() == text
     assert "launch.sh:4:5: SGL001" in result.stdout
+
+
+def test_fix_keeps_a_bom_and_a_missing_final_newline(tree: Path) -> None:
+    script = tree / "launch.sh"
+    script.write_bytes(b"\xef\xbb\xbf" + BAD.rstrip("\n").encode())
+    assert invoke("--fix", "launch.sh").exit_code == 0
+    assert script.read_bytes() == b"\xef\xbb\xbf" + FIXED.rstrip("\n").encode()
