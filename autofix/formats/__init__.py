@@ -31,10 +31,19 @@ YAML = FormatSpec(
     (b"sglang", b"model-path", b"attention-backend", b"kv-cache-dtype", b"dcp-size", b"context-parallel-size"),
 )
 PYTHON = FormatSpec("python", "autofix.formats.python", (b"sglang",))
+DOCKERFILE = FormatSpec("dockerfile", "autofix.formats.dockerfile", (b"sglang",))
+MARKDOWN = FormatSpec("markdown", "autofix.formats.markdown", (b"sglang",))
+NOTEBOOK = FormatSpec("notebook", "autofix.formats.notebook", (b"sglang",))
 
-FORMATS: dict[str, FormatSpec] = {spec.name: spec for spec in (SHELL, YAML, PYTHON)}
+FORMATS: dict[str, FormatSpec] = {spec.name: spec for spec in (SHELL, YAML, PYTHON, DOCKERFILE, MARKDOWN, NOTEBOOK)}
 
-_SUFFIXES = {".sh": SHELL, ".bash": SHELL, ".yaml": YAML, ".yml": YAML, ".py": PYTHON}
+_SUFFIXES = {
+    ".sh": SHELL, ".bash": SHELL, ".yaml": YAML, ".yml": YAML, ".py": PYTHON,
+    ".dockerfile": DOCKERFILE, ".containerfile": DOCKERFILE,
+    ".md": MARKDOWN, ".mdx": MARKDOWN, ".markdown": MARKDOWN, ".ipynb": NOTEBOOK,
+}
+# Dockerfile, Dockerfile.dev, Containerfile (a suffix names the variant, not the format).
+_DOCKERFILE_NAME = re.compile(r"(?:Dockerfile|Containerfile)(?:\..*)?\Z", re.IGNORECASE)
 _SHEBANG = re.compile(rb"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+(?:-S[ \t]+)?)?(?:ba|da|k|z)?sh\b")
 _PYTHON_SHEBANG = re.compile(rb"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+(?:-S[ \t]+)?)?python[0-9.]*\b")
 
@@ -44,6 +53,8 @@ def detect(path: str, head: bytes = b"") -> FormatSpec | None:
     spec = _SUFFIXES.get(PurePath(path).suffix.lower())
     if spec is not None:
         return spec
+    if _DOCKERFILE_NAME.match(PurePath(path).name):
+        return DOCKERFILE
     if head.startswith(b"#!"):
         if _SHEBANG.match(head):
             return SHELL

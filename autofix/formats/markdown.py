@@ -1,0 +1,148 @@
+"""Markdown: launches in fenced code blocks, read by the block's own format.
+
+A block tagged `bash`, `sh`, `shell`, `zsh` or `console` (or untagged, when it
+names `sglang.launch_server` or `sglang serve`) is shell; `yaml`/`yml` is
+YAML; `python`/`py` is Python. Each block is handed to its format as a
+*masked* copy of the file: the same length, spaces everywhere outside the
+block (newlines kept). The spans a format hands out are then file offsets,
+and its edits stay inside the block.
+
+A block with `$ ` prompts (always so for `console`) is a terminal session:
+only prompt lines and their `\\` continuations are commands, and the prompt
+itself is masked; the output lines in between are not read.
+
+Suppression: the pipeline reads `autofix: ignore` on a launch's line or the
+line before it. Inside a shell or Python block, a `# autofix: ignore[...]`
+comment line before the command works as in a script. A comment
+`<!-- autofix: ignore -->` on the line just before a block's opening fence
+ignores the whole block (its launches are not returned). A coded
+`<!-- autofix: ignore[CODE] -->` there cannot reach the pipeline (it reads the
+file, not the masked copy) and is not honoured: put the comment inside the
+block instead.
+
+A block that its format cannot parse (a snippet with `...` in it) is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from autofix.formats import python, shell, yaml
+from autofix.knowledge.options import OptionTable
+from autofix.model import Launch
+from autofix.source import Source
+
+__all__ = ["find_launches", "syntax_errors"]
+
+_FENCE = re.compile(r"([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`{]*)")
+_SHELL_TAGS = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession"})
+_YAML_TAGS = frozenset({"yaml", "yml"})
+_PYTHON_TAGS = frozenset({"python", "py", "python3"})
+_COMMAND = re.compile(r"sglang\.launch_server|sglang serve")
+_PROMPT = re.compile(r"[ \t]*\$ ")
+_IGNORE_BLOCK = re.compile(r"<!--\s*autofix:\s*ignore\s*-->")
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    kind: str  # "shell", "console", "yaml" or "python"
+    start: int  # the first character of the block's first line
+    end: int  # the end of its last line, before the closing fence
+    ignored: bool
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    out, at = [], 0
+    for line in text.splitlines(keepends=True):
+        out.append((at, at + len(line.rstrip("\r\n"))))
+        at += len(line)
+    return out
+
+
+def _blocks(text: str) -> Iterator[_Block]:
+    lines = _lines(text)
+    i = 0
+    while i < len(lines):
+        start, end = lines[i]
+        opener = _FENCE.match(text, start, end)
+        if opener is None or opener[2][0] == "`" and "`" in text[opener.end() : end]:
+            i += 1
+            continue
+        fence = opener[2]
+        closer = re.compile(rf"[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*\Z")
+        j = i + 1
+        while j < len(lines) and not closer.match(text[lines[j][0] : lines[j][1]]):
+            j += 1
+        if j > i + 1:
+            body_start, body_end = lines[i + 1][0], lines[j - 1][1]
+            kind = _kind(opener[3].lower(), text[body_start:body_end])
+            ignored = i > 0 and bool(_IGNORE_BLOCK.search(text, lines[i - 1][0], lines[i - 1][1]))
+            if kind is not None:
+                yield _Block(kind, body_start, body_end, ignored)
+        i = j + 1
+
+
+def _kind(tag: str, body: str) -> str | None:
+    if tag in _SHELL_TAGS or not tag and _COMMAND.search(body):
+        console = tag in ("console", "shell-session", "shellsession") or any(
+            _PROMPT.match(line) for line in body.splitlines()
+        )
+        return "console" if console else "shell"
+    if tag in _YAML_TAGS:
+        return "yaml"
+    if tag in _PYTHON_TAGS:
+        return "python"
+    return None
+
+
+def _mask(text: str, block: _Block) -> str:
+    """Same-length text holding only the block (for a console block: its commands)."""
+    out = [ch if ch in "\r\n" else " " for ch in text]
+    if block.kind != "console":
+        out[block.start : block.end] = text[block.start : block.end]
+        return "".join(out)
+    continued = False
+    for start, end in _lines(text[block.start : block.end]):
+        line = text[block.start + start : block.start + end]
+        prompt = _PROMPT.match(line)
+        if prompt is None and not continued:
+            continue
+        at = block.start + start
+        out[at : at + len(line)] = line
+        if prompt is not None and not continued:
+            dollar = at + prompt.end() - 2
+            out[dollar] = " "
+        continued = line.rstrip().endswith("\\")
+    return "".join(out)
+
+
+_MODULES = {"shell": shell, "console": shell, "yaml": yaml, "python": python}
+
+
+def find_launches(
+    source: Source,
+    table: OptionTable,
+    release: str | None = None,
+    model_lookup: Callable[[str], str | None] | None = None,
+) -> list[Launch]:
+    launches: list[Launch] = []
+    for block in _blocks(source.text):
+        if block.ignored:
+            continue
+        masked = Source(_mask(source.text, block))
+        module = _MODULES[block.kind]
+        if module is shell:
+            launches.extend(shell.find_launches(masked, table, release, model_lookup))
+            continue
+        try:
+            launches.extend(module.find_launches(masked, table, release, model_lookup))
+        except (SyntaxError, python.PythonSyntaxError):
+            continue  # a snippet its format cannot read is not checked
+    return launches
+
+
+def syntax_errors(text: str) -> int:
+    """The sum over the blocks read of their format's syntax errors."""
+    return sum(_MODULES[block.kind].syntax_errors(_mask(text, block)) for block in _blocks(text))
