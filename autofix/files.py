@@ -40,9 +40,7 @@ class Candidate:
 
 def walk(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Iterator[Candidate]:
     """Files to check: explicit files as given, folders walked (ignores honoured)."""
-    import pathspec
-
-    excluded = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
+    excluded = _gitignore_spec(exclude) if exclude else None
     for path in paths:
         if path.is_dir():
             yield from _walk_dir(path, excluded)
@@ -50,17 +48,22 @@ def walk(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Iterator[Candida
             yield Candidate(path, _spec_of(path))
 
 
-def _walk_dir(root: Path, excluded) -> Iterator[Candidate]:  # noqa: ANN001
+def _gitignore_spec(lines: Sequence[str]):  # noqa: ANN202 - pathspec.GitIgnoreSpec
+    """Gitignore-style patterns; pathspec is imported only when there are some."""
     import pathspec
 
-    ignores: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _walk_dir(root: Path, excluded) -> Iterator[Candidate]:  # noqa: ANN001
+    ignores: list[tuple[str, object]] = []
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
         gitignore = here / ".gitignore"
         if gitignore.is_file():
             try:
                 lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
-                ignores.append((dirpath, pathspec.GitIgnoreSpec.from_lines(lines)))
+                ignores.append((dirpath, _gitignore_spec(lines)))
             except OSError:
                 pass
 

@@ -272,13 +272,13 @@ def test_stdin(tree: Path) -> None:
     assert unknown.exit_code == 2
 
 
-def test_checking_shell_imports_neither_libcst_nor_ruamel(tree: Path) -> None:
+def test_checking_shell_imports_neither_libcst_nor_ruamel_nor_pathspec(tree: Path) -> None:
     write(tree / "launch.sh", BAD)
     code = (
         "import sys\n"
         "from autofix.cli import main\n"
         "try:\n    main(['launch.sh'])\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('libcst', 'ruamel')))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('libcst', 'ruamel', 'pathspec')))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tree,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
