@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from autofix.edits import Fix
-from autofix.knowledge.releases import Release, parse_release
+from autofix.knowledge.releases import DEFAULT_RELEASE, Release, parse_release
 from autofix.model import Flag, Launch
 from autofix.source import Span
 
@@ -60,10 +60,12 @@ class Fixer:
         return self.doc.split("\n", 1)[0].strip()
 
     def holds_in(self, release: str | None) -> bool:
-        """Whether the record holds in release; None means the newest release where it does."""
-        if release is None:
-            return True
-        parsed = parse_release(release)
+        """Whether the record holds in release.
+
+        None (the launch's release is unknown) means DEFAULT_RELEASE: a rule
+        SGLang dropped before it, or added after it, needs a pin to run.
+        """
+        parsed = parse_release(release if release is not None else DEFAULT_RELEASE)
         if parsed is None:
             return False
         first, last = (parse_release(r) for r in self.releases)
