@@ -15,6 +15,7 @@ import click
 
 from autofix import fixer as registry
 from autofix.config import Config, ConfigError, find_config, load_config
+from autofix.knowledge.gpus import GPUS, Gpu, gpu_named
 from autofix.knowledge.releases import parse_release
 from autofix.source import DecodeError, Source
 
@@ -37,6 +38,7 @@ class Run:
     # Findings in a --config file already reported (through another launch that reads it).
     linked_seen: set[tuple[str, int, int, str]] = field(default_factory=set)
     diffed: set[str] = field(default_factory=set)
+    gpu: Gpu | None = None  # --gpu, or `gpu` in [tool.autofix]
 
     def first_time(self, r) -> bool:  # noqa: ANN001
         if r.path is None:
@@ -68,6 +70,9 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--explain", metavar="CODE", help="Print a fixer's documentation and its error record.")
 @click.option("--list", "list_fixers", is_flag=True, help="Print the table of fixers.")
 @click.option("--stdin-filename", help="The name of the file read from stdin ('-').")
+@click.option("--gpu", metavar="NAME", help="The GPU the launches run on (h100, b200, mi300x, ...); enables GPU rules.")
+@click.option("--from-log", metavar="FILE", help="Name the fixers for the errors in an SGLang log ('-': stdin); "
+              "with PATHS, check them with those fixers only.")
 @click.version_option(package_name="autofix")
 def main(
     paths: tuple[Path, ...],
@@ -81,6 +86,8 @@ def main(
     explain: str | None,
     list_fixers: bool,
     stdin_filename: str | None,
+    gpu: str | None,
+    from_log: str | None,
 ) -> None:
     """Find SGLang launches that SGLang would refuse to start, and fix them minimally."""
     if explain is not None:
@@ -96,6 +103,13 @@ def main(
     if unknown:
         raise click.UsageError(f"unknown fixer code or name: {unknown[0]}")
     fixers = registry.select(chosen_select, chosen_ignore)
+    if from_log is not None:
+        if from_log == "-" and Path("-") in paths:
+            raise click.UsageError("--from-log - and a '-' PATH cannot both read stdin")
+        matched = _from_log(from_log, fmt, checking=bool(paths))
+        if not paths:
+            sys.exit(EXIT_FINDINGS if matched else EXIT_CLEAN)
+        fixers = registry.select([fx.name for fx in matched], chosen_ignore) if matched else []
     if list_fixers:
         from autofix import report
 
@@ -107,6 +121,14 @@ def main(
     if release is not None and parse_release(release) is None:
         raise click.UsageError(f"--sglang-version: not a release: {release}")
     run = Run("diff" if diff_mode else "fix" if fix_mode else "check", fmt)
+    gpu_name = gpu or config.gpu
+    if gpu_name is not None:
+        run.gpu = gpu_named(gpu_name)
+        if run.gpu is None:
+            raise click.UsageError(f"--gpu: unknown GPU {gpu_name!r}; known: {', '.join(GPUS)}")
+    for fx in fixers if run.gpu is None and from_log is not None else ():
+        if fx.gpu:
+            click.echo(f"autofix: {fx.code} checks files only with --gpu NAME (skipped)", err=True)
     unsafe = unsafe_fixes or config.unsafe_fixes
     targets = list(paths) or [Path(".")]
     if Path("-") in targets:
@@ -116,6 +138,26 @@ def main(
     else:
         _files(run, fixers, release, unsafe, targets, config)
     sys.exit(_finish(run))
+
+
+def _from_log(name: str, fmt: str, checking: bool) -> list:
+    """Print the fixers whose errors the log shows (to stderr when PATHS follow); return them."""
+    from autofix import fromlog
+
+    try:
+        data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+    except OSError as exc:
+        click.echo(f"autofix: {name}: cannot read: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    matches = fromlog.match_log(data.decode("utf-8", errors="replace"), registry.all_fixers())
+    shown = "<stdin>" if name == "-" else name
+    if fmt == "json" and not checking:
+        click.echo(json.dumps(fromlog.matches_json(matches), indent=2))
+    elif matches:
+        click.echo("\n\n".join(fromlog.explain(m, shown) for m in matches), err=checking)
+    else:
+        click.echo(f"{shown}: no fixer matches an error in this log", err=checking)
+    return [m.fixer for m in matches]
 
 
 def _explain(word: str) -> int:
@@ -240,7 +282,7 @@ def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, looku
     except DecodeError as exc:
         run.error(f"{name}: cannot decode: {exc}")
         return None
-    settings = Settings(fixers, release, neighbour, unsafe, lookup, reader, only_config)
+    settings = Settings(fixers, release, neighbour, unsafe, lookup, reader, only_config, gpu=run.gpu)
     try:
         result = fix_text(source, spec, settings, fix=run.mode != "check")
     except SyntaxError as exc:

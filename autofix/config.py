@@ -8,7 +8,7 @@ from pathlib import Path
 
 __all__ = ["Config", "ConfigError", "find_config", "load_config"]
 
-KEYS = {"select", "ignore", "exclude", "per-file-ignores", "sglang-version", "unsafe-fixes"}
+KEYS = {"select", "ignore", "exclude", "per-file-ignores", "sglang-version", "unsafe-fixes", "gpu"}
 
 
 class ConfigError(ValueError):
@@ -24,6 +24,7 @@ class Config:
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sglang_version: str | None = None
     unsafe_fixes: bool = False
+    gpu: str | None = None  # a GPU name (autofix.knowledge.gpus), as written
 
     def ignored_for(self, path: Path) -> set[str]:
         """Codes that per-file-ignores turns off for path."""
@@ -82,6 +83,9 @@ def load_config(path: Path | None) -> Config:
     version = table.get("sglang-version")
     if version is not None and not isinstance(version, str):
         raise ConfigError(f"{path}: [tool.autofix] sglang-version must be a string")
+    gpu = table.get("gpu")
+    if gpu is not None and not isinstance(gpu, str):
+        raise ConfigError(f"{path}: [tool.autofix] gpu must be a string")
     unsafe = table.get("unsafe-fixes", False)
     if not isinstance(unsafe, bool):
         raise ConfigError(f"{path}: [tool.autofix] unsafe-fixes must be true or false")
@@ -93,4 +97,5 @@ def load_config(path: Path | None) -> Config:
         per_file_ignores={k: tuple(v) if isinstance(v, list) else (v,) for k, v in pfi.items()},
         sglang_version=version,
         unsafe_fixes=unsafe,
+        gpu=gpu,
     )

@@ -45,6 +45,8 @@ class Fixer:
     variants: tuple[str, ...] = ()
     # Records SGLang may raise first on a launch this fixer reports (its checks run earlier).
     preceded_by: tuple[str, ...] = ()
+    # The rule depends on the GPU: it runs only when one is named (--gpu, `gpu` in [tool.autofix]).
+    gpu: bool = False
 
     @property
     def patterns(self) -> tuple[str, ...]:
@@ -88,13 +90,14 @@ def fixer(
     default: bool = True,
     variants: tuple[str, ...] = (),
     preceded_by: tuple[str, ...] = (),
+    gpu: bool = False,
 ) -> Callable[[Check], Check]:
     """Register a check function as a fixer."""
 
     def register(check: Check) -> Check:
         if code in _REGISTRY:
             raise ValueError(f"fixer code {code} registered twice")
-        _REGISTRY[code] = Fixer(code, name, record, pattern, releases, check, default, variants, preceded_by)
+        _REGISTRY[code] = Fixer(code, name, record, pattern, releases, check, default, variants, preceded_by, gpu)
         return check
 
     return register

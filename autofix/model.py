@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from autofix.edits import Edit
+from autofix.knowledge.gpus import Gpu
 from autofix.knowledge.models import ModelInfo, resolve_model
 from autofix.knowledge.options import Ambiguous, Option, OptionTable
 from autofix.source import Span
@@ -156,6 +157,7 @@ class Launch:
     positionals: list[Arg] = field(default_factory=list)
     release: str | None = None
     model_lookup: object = None  # callable(path) -> architecture or None, for local config.json
+    gpu: Gpu | None = None  # the GPU the launch runs on (--gpu), None when not named
     _model: ModelInfo | None = None
     # Indices of args that may set any flag: splats, and unknown words where a flag could stand.
     _opaque: list[int] = field(default_factory=list)
@@ -257,7 +259,7 @@ class Launch:
             at = next((arg.span for arg in self.args if arg.text == "--config"), self.span)
             tokens = [Arg(None, at, splat=True)]
         return Launch.read([*tokens, *args], self.table, self.span, self.form,
-                           release=self.release, model_lookup=self.model_lookup)
+                           release=self.release, model_lookup=self.model_lookup, gpu=self.gpu)
 
     # -- reading -------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from autofix.edits import Edit, Fix, choose, splice
 from autofix.fixer import Finding, Fixer
 from autofix.formats import FORMATS, FormatSpec, load
+from autofix.knowledge.gpus import Gpu
 from autofix.knowledge.options import OptionTable, table
 from autofix.knowledge.releases import parse_release
 from autofix.model import Launch, Unresolvable
@@ -56,6 +57,7 @@ class Settings:
     read_config: Callable[[str], Linked | None] | None = None
     # Check only the launches that read this linked file (by name).
     only_config: str | None = None
+    gpu: Gpu | None = None  # --gpu; fixers with gpu=True run only when it is known
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,8 +256,9 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
         launch, config = _with_config(found, unit, options)
         if settings.only_config is not None and config != settings.only_config:
             continue
+        launch.gpu = settings.gpu
         for fx in settings.fixers:
-            if not fx.holds_in(release):
+            if not fx.holds_in(release) or fx.gpu and settings.gpu is None:
                 continue
             try:
                 findings = list(fx.check(launch))

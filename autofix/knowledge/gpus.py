@@ -1,0 +1,111 @@
+"""The GPUs `--gpu NAME` knows: vendor and compute capability, as SGLang's platform probes see them.
+
+SGLang decides hardware rules with probes on the running machine
+(`utils/common.py`, `runtime_context.get_platform()`): `is_cuda`, `is_hip`,
+`is_sm90` (major 9), `is_sm100` (major 10: B200, B300, GB200, GB300),
+`is_sm120` (major 12), `is_blackwell` (major 10, 11 or 12). A static check
+cannot probe, so the user names the GPU and this table answers for it.
+
+Sources: NVIDIA's CUDA GPU compute capability table; AMD's ROCm GPU
+specifications (gfx942: MI300X, MI300A, MI325X; gfx950: MI350X, MI355X).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["GPUS", "Gpu", "gpu_named"]
+
+
+@dataclass(frozen=True, slots=True)
+class Gpu:
+    name: str
+    vendor: str  # "nvidia" or "amd"
+    sm: int | None = None  # NVIDIA compute capability as major*10+minor (90, 100, 103, 120)
+    arch: str | None = None  # AMD gfx target
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.vendor == "nvidia"
+
+    @property
+    def is_hip(self) -> bool:
+        return self.vendor == "amd"
+
+    def _major(self, *majors: int) -> bool:
+        return self.sm is not None and self.sm // 10 in majors
+
+    @property
+    def is_sm90(self) -> bool:
+        return self._major(9)
+
+    @property
+    def is_sm100(self) -> bool:
+        return self._major(10)
+
+    @property
+    def is_sm120(self) -> bool:
+        return self._major(12)
+
+    @property
+    def is_blackwell(self) -> bool:
+        return self._major(10, 11, 12)
+
+    @property
+    def label(self) -> str:
+        """How messages name the GPU: `H100 (SM90)`, `MI300X (gfx942)`."""
+        detail = f"SM{self.sm}" if self.sm is not None else self.arch
+        return f"{self.name.upper()} ({detail})"
+
+
+def _nvidia(sm: int, *names: str) -> dict[str, Gpu]:
+    return {n: Gpu(n, "nvidia", sm=sm) for n in names}
+
+
+def _amd(arch: str, *names: str) -> dict[str, Gpu]:
+    return {n: Gpu(n, "amd", arch=arch) for n in names}
+
+
+GPUS: dict[str, Gpu] = {
+    **_nvidia(70, "v100"),
+    **_nvidia(75, "t4"),
+    **_nvidia(80, "a100", "a800", "a30"),
+    **_nvidia(86, "a10", "a10g", "a40", "a6000", "rtx3090"),
+    **_nvidia(89, "l4", "l40", "l40s", "rtx4090", "rtx-6000-ada"),
+    **_nvidia(90, "h100", "h200", "h800", "h20", "gh200"),
+    **_nvidia(100, "b200", "b100", "gb200"),
+    **_nvidia(103, "b300", "gb300"),
+    **_nvidia(120, "rtx-pro-6000", "rtx5090", "rtx5080"),
+    **_nvidia(121, "gb10", "dgx-spark"),
+    **_amd("gfx90a", "mi210", "mi250", "mi250x"),
+    **_amd("gfx942", "mi300x", "mi300a", "mi325x"),
+    **_amd("gfx950", "mi350x", "mi355x"),
+}
+
+_ALIASES = {"rtx-pro-6000-blackwell": "rtx-pro-6000", "rtx-pro6000": "rtx-pro-6000", "spark": "dgx-spark"}
+_VENDOR = re.compile(r"^(?:nvidia|amd|instinct|geforce|tesla)-+")
+_SPACED_RTX = re.compile(r"^rtx-(\d{4})\b")
+
+
+def gpu_named(name: str) -> Gpu | None:
+    """The GPU a name means, case-insensitive: `H100`, `h100-sxm`, `NVIDIA H200 NVL`, `mi300x`, `RTX 5090`.
+
+    Variants of a known name (form factor, memory size) are the same GPU:
+    trailing `-words` are dropped until a known name remains.
+    """
+    key = re.sub(r"[\s_]+", "-", name.strip().lower())
+    while True:
+        stripped = _VENDOR.sub("", key)
+        if stripped == key:
+            break
+        key = stripped
+    key = _SPACED_RTX.sub(r"rtx\1", key)  # "RTX 5090" -> rtx5090; "RTX PRO 6000" stays
+    while key:
+        key = _ALIASES.get(key, key)
+        if key in GPUS:
+            return GPUS[key]
+        if "-" not in key:
+            return None
+        key = key.rsplit("-", 1)[0]
+    return None
