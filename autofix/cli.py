@@ -38,6 +38,14 @@ class Run:
     # Findings in a --config file already reported (through another launch that reads it).
     linked_seen: set[tuple[str, int, int, str]] = field(default_factory=set)
     diffed: set[str] = field(default_factory=set)
+    # What the output formats need: the fixers run (SARIF's rules), --color, counts for the summary.
+    fixers: list = field(default_factory=list)
+    unsafe: bool = False
+    color: str = "auto"
+    fixable: int = 0
+    unsafe_fixable: int = 0
+    finding_files: set[str] = field(default_factory=set)
+    progress: object = None  # output.terminal.Progress during a walk
     gpu: Gpu | None = None  # --gpu, or `gpu` in [tool.autofix]
 
     def first_time(self, r) -> bool:  # noqa: ANN001
@@ -51,6 +59,7 @@ class Run:
 
     def error(self, message: str) -> None:
         self.errors += 1
+        _clear_progress(self)
         click.echo(f"autofix: {message}", err=True)
 
 
@@ -65,7 +74,10 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
 @click.option("--select", multiple=True, help="Comma-separated codes or slugs to run (default: all default fixers).")
 @click.option("--ignore", multiple=True, help="Comma-separated codes or slugs to skip.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "json-lines", "sarif", "github"]), default="text",
+              show_default=True, help="How findings are printed (json schema: docs/autofix-json.schema.json).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour text and diffs; auto: on a terminal, unless NO_COLOR is set (FORCE_COLOR forces it).")
 @click.option("--sglang-version", help="The SGLang release the launches run on (default: detected).")
 @click.option("--explain", metavar="CODE", help="Print a fixer's documentation and its error record.")
 @click.option("--list", "list_fixers", is_flag=True, help="Print the table of fixers.")
@@ -82,6 +94,7 @@ def main(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     fmt: str,
+    color: str,
     sglang_version: str | None,
     explain: str | None,
     list_fixers: bool,
@@ -130,6 +143,7 @@ def main(
         if fx.gpu:
             click.echo(f"autofix: {fx.code} checks files only with --gpu NAME (skipped)", err=True)
     unsafe = unsafe_fixes or config.unsafe_fixes
+    run.fixers, run.unsafe, run.color = list(fixers), unsafe, color
     targets = list(paths) or [Path(".")]
     if Path("-") in targets:
         if len(targets) > 1:
@@ -192,8 +206,12 @@ def _files(run: Run, fixers, release, unsafe, targets, config: Config) -> None: 
     in_run = {c.path.resolve() for c in candidates if c.spec is not None}
     index = ConfigIndex([*roots, Path.cwd()], config.exclude)
     checker = _Checker(run, fixers, release, unsafe, config, roots)
-    for candidate in candidates:
+    from autofix.output.terminal import Progress
+
+    run.progress = Progress(len(candidates))
+    for done, candidate in enumerate(candidates):
         path = candidate.path
+        run.progress.step(done, str(path))
         if candidate.spec is None:
             click.echo(f"autofix: {path}: not a launch file autofix can read (skipped)", err=True)
             continue
@@ -305,7 +323,9 @@ def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, looku
             if path in run.diffed:
                 continue  # a --config file two launches read
             run.diffed.add(path)
-            click.echo(report.diff(path, before, after), nl=False)
+            _clear_progress(run)
+            colour = _colour(run, err=False)
+            click.echo(_paint_diff(report.diff(path, before, after), colour), nl=False, color=colour)
             run.diffs += 1
         run.fixed += len(fixed)
         run.remaining += len(remaining)
@@ -317,14 +337,60 @@ def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, looku
     else:
         shown = findings
     run.remaining += len(remaining)
-    for r in shown:
-        if run.fmt == "json":
-            run.json_out.append(_finding_json(name, r, sources))
-        else:
-            click.echo(report.finding_text(r.path or name, r), err=run.mode == "fix" and run.stdin)
-    if run.fmt == "json" and run.mode == "fix":
-        run.json_out.extend(_finding_json(name, r, sources) for r in fixed)
+    _show(run, name, shown, fixed if run.mode == "fix" else [], sources)
     return result
+
+
+def _show(run: Run, name: str, shown, fixed, sources) -> None:  # noqa: ANN001
+    """Print one checked file's findings, or keep them for a format printed whole at the end."""
+    err = run.mode == "fix" and run.stdin
+    _clear_progress(run)
+    if run.fmt in ("json", "json-lines"):
+        found = [_finding_json(name, r, sources) for r in [*shown, *fixed]]
+        if run.fmt == "json":
+            run.json_out.extend(found)
+        for item in found if run.fmt == "json-lines" else ():
+            click.echo(json.dumps(item), err=err)
+    elif run.fmt == "sarif":
+        from autofix.output import sarif
+
+        index = {fx.code: i for i, fx in enumerate(run.fixers)}
+        run.json_out.extend(sarif.result(name, r, sources, index.get(r.fixer.code, -1), Path.cwd()) for r in shown)
+    elif run.fmt == "github":
+        from autofix.output import github
+
+        for r in shown:
+            click.echo(github.annotation(r.path or name, r), err=err)
+    else:
+        from autofix.output import terminal
+
+        style = terminal.Style(_colour(run, err))
+        for path, r in terminal.group_by_file([(r.path or name, r) for r in shown]):
+            click.echo(terminal.finding_block(path, r, sources[r.path], style, run.unsafe), err=err, color=style.colour)
+            run.finding_files.add(path)
+            if r.fix is not None and r.fix.applies(run.unsafe):
+                run.fixable += 1
+            elif r.fix is not None and r.fix.applies(True):
+                run.unsafe_fixable += 1
+
+
+def _colour(run: Run, err: bool) -> bool:
+    from autofix.output.terminal import use_colour
+
+    return use_colour(run.color, sys.stderr if err else sys.stdout)
+
+
+def _paint_diff(text: str, colour: bool) -> str:
+    if not colour:
+        return text
+    from autofix.output.terminal import Style, colour_diff
+
+    return colour_diff(text, Style(True))
+
+
+def _clear_progress(run: Run) -> None:
+    if run.progress is not None:
+        run.progress.clear()  # type: ignore[attr-defined]
 
 
 def _finding_json(name: str, r, sources) -> dict[str, object]:  # noqa: ANN001
@@ -344,9 +410,14 @@ def _finding_json(name: str, r, sources) -> dict[str, object]:  # noqa: ANN001
 
 
 def _finish(run: Run) -> int:
+    _clear_progress(run)
     if run.fmt == "json" and run.mode != "diff":
         out = json.dumps(run.json_out, indent=2)
         click.echo(out, err=run.mode == "fix" and run.stdin)
+    elif run.fmt == "sarif" and run.mode != "diff":
+        from autofix.output import sarif
+
+        click.echo(sarif.log(run.fixers, run.json_out, Path.cwd()), err=run.mode == "fix" and run.stdin)
     elif run.mode == "diff":
         if run.diffs or run.remaining:
             click.echo(
@@ -355,8 +426,12 @@ def _finish(run: Run) -> int:
             )
     elif run.mode == "fix":
         click.echo(f"Fixed {run.fixed} finding(s) in {run.fixed_files} file(s); {run.remaining} remaining.", err=True)
-    elif run.remaining:
-        click.echo(f"Found {run.remaining} finding(s).")
+    elif run.remaining and run.fmt == "text":
+        from autofix.output.terminal import Style, summary
+
+        colour = _colour(run, err=False)
+        click.echo(summary(run.remaining, len(run.finding_files), run.fixable, run.unsafe_fixable, Style(colour)),
+                   color=colour)
     if run.errors:
         return EXIT_ERROR
     if run.mode == "diff":
