@@ -349,6 +349,19 @@ class Launch:
             return ()
         return arg.container.replace(arg, start, len(text), value)  # type: ignore[union-attr]
 
+    def rename(self, flag: Flag, spelling: str) -> tuple[Edit, ...]:
+        """Spell flag's name as `spelling` (a long option), keeping its value; nothing when not exact.
+
+        Only what follows `--` is replaced, so a `--config` file's key (written
+        without the dashes) is renamed in place too.
+        """
+        text = flag.name.text
+        if not flag.name.editable or flag.name.container is None or text is None:
+            return ()
+        if not spelling.startswith("--") or not SAFE_VALUE.match(spelling) or not text.startswith("--"):
+            return ()
+        return flag.name.container.replace(flag.name, 2, len(flag.spelling), spelling[2:])
+
     def remove(self, flag: Flag) -> tuple[Edit, ...]:
         if not flag.editable:
             return ()

@@ -9,7 +9,7 @@ from importlib import resources
 
 from autofix.knowledge.releases import DEFAULT_RELEASE, RELEASES, nearest_table, parse_release
 
-__all__ = ["Ambiguous", "Option", "OptionTable", "table"]
+__all__ = ["Ambiguous", "Option", "OptionTable", "all_tables", "table"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,3 +103,8 @@ def table(release: str | None = None) -> OptionTable:
         if o["flags"]
     ]
     return OptionTable(release, options, frozenset(data.get("config_unsupported", ())))
+
+
+def all_tables() -> tuple[OptionTable, ...]:
+    """Every release's table, oldest first: what a launch of unknown release may run on."""
+    return tuple(table(release) for release in RELEASES)

@@ -1,0 +1,117 @@
+"""What SGLang's argparse parser reads, shared by the fixers of launch-level mistakes (SGL100-SGL119).
+
+These mistakes are refused by `parser.parse_args` in `prepare_server_args`
+before any rule runs, so they hold only where that parser reads the tokens:
+`python -m sglang.launch_server`, `sglang serve` (when it picks the language
+model server) and a `--config` file merged into either. `sgl.Engine(**kw)` and
+`ServerArgs(**kw)` never meet argparse.
+
+A launch whose release is unknown may run on any release autofix has a table
+for: a flag or value is wrong there only when it is wrong in every one of them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+
+from autofix.knowledge.options import Option, OptionTable, all_tables
+from autofix.knowledge.releases import parse_release
+from autofix.model import Flag, Launch
+
+# How the tokens reach argparse: the launch forms the format modules name.
+PARSED_FORMS = frozenset({"launch_server", "serve", "config"})
+
+
+def parsed_by_sglang(launch: Launch) -> bool:
+    """Whether SGLang's server parser reads this launch's tokens as autofix read them."""
+    if launch.form not in PARSED_FORMS:
+        return False
+    texts = [arg.text for arg in launch.args]
+    if "-h" in texts or "--help" in texts:
+        return False  # argparse prints the help and exits before any check
+    if launch.form == "serve":
+        # `sglang serve` takes `--model-type` out of argv, and hands a diffusion
+        # model's argv to another parser: only a model known to be a language
+        # model (one whose MLA-ness autofix knows) reaches SGLang's server parser.
+        if any(t is not None and (t == "--model-type" or t.startswith("--model-type=")) for t in texts):
+            return False
+        if launch.model.mla is None:
+            return False
+    return True
+
+
+def tables_for(launch: Launch) -> tuple[OptionTable, ...]:
+    """The tables the launch may run on: its pinned release's, else every release's."""
+    return (launch.table,) if launch.release is not None else all_tables()
+
+
+def release_name(launch: Launch) -> str:
+    return f"SGLang {launch.release}" if launch.release is not None else "any SGLang release"
+
+
+def in_config_file(flag: Flag) -> bool:
+    """Whether the flag is a key of a `--config` YAML file."""
+    from autofix.formats.yamlargs import ConfigMapping
+
+    return isinstance(flag.name.container, ConfigMapping)
+
+
+def exact(table: OptionTable, spelling: str) -> Option | None:
+    """The option spelled exactly so in table (not by a prefix)."""
+    found = table.lookup(spelling)
+    return found[0] if isinstance(found, tuple) and found[1] == spelling else None
+
+
+def older_tables(launch: Launch) -> list[OptionTable]:
+    """Tables of the releases before the launch's pinned one, newest first."""
+    if launch.release is None:
+        return []
+    pinned = parse_release(launch.release)
+    return [t for t in reversed(all_tables()) if parse_release(t.release) < pinned]  # type: ignore[operator]
+
+
+def value_count(flag: Flag) -> int:
+    return 1 if flag.joined else len(flag.values)
+
+
+def value_texts(flag: Flag) -> list[str] | None:
+    """The values as written, or None when one of them is unknown."""
+    if flag.joined:
+        text = flag.name.text
+        return None if text is None else [text.split("=", 1)[1]]
+    if any(v.text is None or v.splat for v in flag.values):
+        return None
+    return [v.text for v in flag.values]  # type: ignore[misc]
+
+
+def accepts(option: Option, values: Sequence[str] | None, count: int) -> bool:
+    """Whether option would take these values, as argparse counts and converts them."""
+    if not option.takes_value:
+        return count == 0 and option.is_boolean
+    nargs = option.nargs
+    if nargs is None and count != 1 or nargs == "?" and count > 1 or nargs == "+" and count < 1:
+        return False
+    if isinstance(nargs, int) and count != nargs:
+        return False
+    if values is None:
+        return True
+    if option.choices is not None and option.type in ("str", None):
+        return all(v in option.choices for v in values)
+    if option.type in ("int", "float"):
+        try:
+            [int(v) if option.type == "int" else float(v) for v in values]
+        except ValueError:
+            return False
+    return True
+
+
+def close(word: str, candidates: Iterable[str], cutoff: float = 0.8) -> list[str]:
+    return difflib.get_close_matches(word, list(candidates), n=4, cutoff=cutoff)
+
+
+def listing(words: Sequence[str]) -> str:
+    quoted = [f"`{w}`" for w in words]
+    if len(quoted) <= 1:
+        return "".join(quoted)
+    return ", ".join(quoted[:-1]) + " or " + quoted[-1]

@@ -1,0 +1,100 @@
+"""An option SGLang's server parser does not have.
+
+## What it does
+Finds flags that are not options of SGLang's server, nor a unique prefix of
+one (`--kv-cache-type`, `--tp_size`, `--enable-metric`), in launches SGLang's
+argument parser reads (`python -m sglang.launch_server`, `sglang serve` with a
+known language model, a `--config` file). It names the option meant when one
+is close. A launch pinned to a release is read with that release's options
+(a flag added later is reported, with the release that added it); when the
+release is not known, a flag is reported only if no release autofix knows
+(0.5.17 to 0.5.23) has it. Flags a release removed are
+`removed-option`'s, and underscore keys of a `--config` file belong to the
+config-file fixers.
+
+## Why is this bad?
+SGLang refuses to start. `parser.parse_args` in `prepare_server_args` (the
+parser `ServerArgs.add_cli_args` builds) exits with
+`error: unrecognized arguments: --kv-cache-type fp8_e4m3`.
+
+## Example
+```sh
+python -m sglang.launch_server --model-path Qwen/Qwen3-8B --kv-cache-type fp8_e4m3
+```
+
+## Use instead
+```sh
+python -m sglang.launch_server --model-path Qwen/Qwen3-8B --kv-cache-dtype fp8_e4m3
+```
+
+## Fix safety
+Unsafe: a misspelt flag may stand for more than one intent, so the rename to
+the one close option that takes what was written after it
+(`--kv-cache-type fp8_e4m3` becomes `--kv-cache-dtype fp8_e4m3`) needs
+`--unsafe-fixes`. With several close options, or none that takes the value,
+the finding names them and nothing is changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from autofix.edits import Fix
+from autofix.fixer import Finding, fixer
+from autofix.fixers._argparse import (
+    accepts, close, exact, in_config_file, listing, older_tables, parsed_by_sglang, release_name, value_count,
+    value_texts,
+)
+from autofix.knowledge.options import all_tables
+from autofix.knowledge.releases import parse_release
+from autofix.model import Flag, Launch
+
+
+def candidates(launch: Launch, flag: Flag) -> list[str]:
+    """The options close to what was written: the same with dashes for underscores, else near spellings."""
+    spelling = flag.spelling
+    dashed = "--" + spelling.lstrip("-").replace("_", "-").lower()
+    if exact(launch.table, dashed) is not None:
+        return [dashed]
+    return close(spelling, (f for o in launch.table.options for f in o.flags if f.startswith("--")))
+
+
+@fixer(
+    code="SGL101",
+    name="unknown-option",
+    record="4125795fe08ecfc7",
+    pattern=r"unrecognized arguments: (.+?)",
+    releases=("0.5.17", "0.5.23"),
+)
+def check(launch: Launch) -> Iterator[Finding]:
+    if not parsed_by_sglang(launch):
+        return
+    for flag in launch.flags:
+        if flag.problem != "unknown" or not flag.spelling.startswith("--"):
+            continue
+        if in_config_file(flag) and "_" in flag.spelling:
+            continue  # an underscore key: the config-file fixers say why
+        if launch.release is None and any(t.lookup(flag.spelling) is not None for t in all_tables()):
+            continue
+        if any(exact(t, flag.spelling) is not None for t in older_tables(launch)):
+            continue  # removed-option's
+        message = f"`{flag.spelling}` is not an option of {release_name(launch)}"
+        newer = [t.release for t in all_tables() if launch.release is not None
+                 and parse_release(t.release) > parse_release(launch.release)  # type: ignore[operator]
+                 and exact(t, flag.spelling) is not None]
+        if newer:
+            yield Finding(at=flag.span, message=f"{message} (SGLang {newer[0]} added it)")
+            continue
+        near = candidates(launch, flag)
+        values, count = value_texts(flag), value_count(flag)
+        fitting = [c for c in near if accepts(exact(launch.table, c), values, count)]  # type: ignore[arg-type]
+        if len(near) == 1 and fitting:
+            yield Finding(
+                at=flag.span,
+                message=f"{message}; did you mean `{near[0]}`?",
+                fix=Fix.unsafe(f"Rename `{flag.spelling}` to `{near[0]}`", launch.rename(flag, near[0])),
+            )
+        elif near:
+            yield Finding(at=flag.span, message=f"{message}; did you mean {listing(near)}?")
+        else:
+            yield Finding(at=flag.span, message=message)
