@@ -51,6 +51,15 @@ Subcommands, each printing one JSON document on stdout:
     what _kimi_k3_overrides returned, "declared": every field the steps
     changed (overlay minus input, less what they change for default
     arguments too)}``.
+``judge``
+    stdin: ``{"patterns": [regex, ...], "cases": [{"argv", "cwd",
+    "architecture", "gpu"}, ...]}``. SGLang's verdict on whole launches:
+    ``parse``, then the ``rules`` slice, then every function of the release
+    (``server_args.py``, ``arg_groups/``) whose strings spell the literal text
+    of one of the patterns, in the order the release's pipeline calls them,
+    on the parsed arguments with unset ones resolved as on one GPU of the
+    case's profile (``b200`` by default, ``h100``, ``mi300x``). Fixers name
+    their rule by SGLang's message, so this needs no per-rule code.
 ``mla``
     ``mla_architectures``: the architectures for which the real
     ``ModelConfig._derive_model_shapes`` ends with ``AttentionArch.MLA``; the
@@ -199,6 +208,35 @@ BLACKWELL_PLATFORM: dict[str, Any] = {
     "device_sm": 100,
     "device_capability": (10, 0),
 }
+
+
+# Other machines a rule can be judged on, as changes to the Blackwell answers.
+# h100: Hopper (SM90), CUDA. mi300x: ROCm (HIP), no CUDA, no FlashInfer.
+_PROFILE_CHANGES: dict[str, dict[str, Any]] = {
+    "b200": {},
+    "h100": {
+        "is_sm90_supported": True, "is_sm100_supported": False, "is_sm100_or_sm110_supported": False,
+        "is_blackwell_supported": False, "is_hopper_with_cuda_12_3": True,
+        "get_device_sm": 90, "get_device_capability": (9, 0), "get_device_name": "NVIDIA H100 80GB HBM3",
+        "is_sm90": True, "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False,
+        "device_sm": 90, "device_capability": (9, 0),
+    },
+    "mi300x": {
+        "is_cuda": False, "is_cuda_alike": True, "is_hip": True, "is_sm100_supported": False,
+        "is_sm100_or_sm110_supported": False, "is_blackwell_supported": False, "is_flashinfer_available": False,
+        "get_device_sm": 0, "get_device_capability": (9, 4), "get_device_name": "AMD Instinct MI300X",
+        "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False, "has_flashinfer": False,
+        "device_sm": 0, "device_capability": (9, 4),
+    },
+}
+
+
+def profile(gpu: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(probe answers, platform answers) for a GPU profile name (None: b200)."""
+    changes = _PROFILE_CHANGES[gpu or "b200"]
+    probes = {k: changes.get(k, v) for k, v in BLACKWELL_PROBES.items()}
+    platform = {k: changes.get(k, v) for k, v in BLACKWELL_PLATFORM.items()}
+    return probes, platform
 
 
 # ---------------------------------------------------------------------------
@@ -522,8 +560,9 @@ def declared_overlay(ns: Any) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def blackwell(modules: list[types.ModuleType]) -> Iterator[None]:
-    """Patch every hardware probe the rule functions can reach."""
+def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator[None]:
+    """Patch every hardware probe the rule functions can reach to answer for one GPU profile."""
+    probes, platform = profile(gpu)
     saved: list[tuple[Any, str, Any]] = []
 
     def patch(obj: Any, name: str, value: Any) -> None:
@@ -532,8 +571,8 @@ def blackwell(modules: list[types.ModuleType]) -> Iterator[None]:
 
     from sglang.srt.utils import common
 
-    for module in [common, *modules]:
-        for probe, answer in BLACKWELL_PROBES.items():
+    for module in dict.fromkeys([common, *modules]):
+        for probe, answer in probes.items():
             if hasattr(module, probe):
                 patch(module, probe, (lambda a=answer: lambda *args, **kw: a)())
     override = None
@@ -543,7 +582,7 @@ def blackwell(modules: list[types.ModuleType]) -> Iterator[None]:
         runtime = None
     if runtime is not None and hasattr(runtime, "override_platform"):
         known = set(getattr(runtime, "_PLATFORM_PROBES", {})) | set(getattr(runtime, "_PLATFORM_VALUES", {}))
-        override = runtime.override_platform(**{k: v for k, v in BLACKWELL_PLATFORM.items() if k in known})
+        override = runtime.override_platform(**{k: v for k, v in platform.items() if k in known})
         override.install()
     try:
         yield
@@ -552,6 +591,10 @@ def blackwell(modules: list[types.ModuleType]) -> Iterator[None]:
             override.restore()
         for obj, name, value in reversed(saved):
             setattr(obj, name, value)
+
+
+def blackwell(modules: list[types.ModuleType]) -> contextlib.AbstractContextManager[None]:
+    return machine(modules, "b200")
 
 
 class RuleFunctions:
@@ -670,6 +713,210 @@ def cmd_rules(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------
+# judge: the parser, then every rule function that holds one of the given messages
+# ---------------------------------------------------------------------------
+
+# Where SGLang validates server arguments: the dataclass and the hooks it
+# grew into from 0.5.19 on. Runtime modules (layers/, managers/) are not
+# searched: their functions need a model and a GPU.
+_RULE_FILES = ("server_args.py", "arg_groups")
+
+
+def literal_of(pattern: str) -> str:
+    """The longest run of literal characters in a regex: what its source must spell."""
+    import re._parser as sre_parse  # noqa: PLC0415 (CPython's own regex parser)
+
+    runs, current = [], []
+    for op, value in sre_parse.parse(pattern):
+        if op is sre_parse.LITERAL:
+            current.append(chr(value))
+            continue
+        runs.append("".join(current))
+        current = []
+    runs.append("".join(current))
+    return max(runs, key=len)
+
+
+def _string_texts(node: ast.AST) -> Iterator[str]:
+    """Every string a function spells; an f-string's fields become NUL."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Constant) and isinstance(child.value, str):
+            yield child.value
+        elif isinstance(child, ast.JoinedStr):
+            yield "".join(v.value if isinstance(v, ast.Constant) else "\0" for v in child.values)
+
+
+@dataclasses.dataclass(frozen=True)
+class RuleFunction:
+    module: str
+    qualname: str  # "handle_x" or "ServerArgs._handle_x"
+    line: int
+
+    def resolve(self) -> Callable:
+        obj: Any = importlib.import_module(self.module)
+        for part in self.qualname.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+
+@functools.cache
+def _rule_sources() -> list[tuple[str, ast.Module]]:
+    import sglang.srt as srt
+
+    root = list(srt.__path__)[0]
+    paths = []
+    for entry in _RULE_FILES:
+        full = os.path.join(root, entry)
+        if os.path.isfile(full):
+            paths.append(full)
+        for folder, _dirs, files in os.walk(full):
+            paths += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".py")]
+    found = []
+    for path in sorted(paths):
+        module = "sglang.srt." + os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+        with open(path, encoding="utf-8") as handle:
+            found.append((module, ast.parse(handle.read())))
+    return found
+
+
+def _callables(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef]]:
+    """Module-level functions and methods of module-level classes."""
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            yield node.name, node
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    yield f"{node.name}.{item.name}", item
+
+
+@functools.cache
+def locate(pattern: str) -> tuple[RuleFunction, ...]:
+    """The functions of this release whose strings spell the literal text of pattern."""
+    text = literal_of(pattern)
+    if len(text) < 12:
+        raise ValueError(f"too little literal text to locate {pattern!r}")
+    found = []
+    for module, tree in _rule_sources():
+        for qualname, node in _callables(tree):
+            if any(text in s for s in _string_texts(node)):
+                found.append(RuleFunction(module, qualname, node.lineno))
+    return tuple(found)
+
+
+@functools.cache
+def _pipeline_text() -> str:
+    """The source of what runs the handlers, in order: the ranks of rule functions."""
+    parts = []
+    for module, name in (
+        ("sglang.srt.arg_groups.pipeline", "run_resolution_pipeline"),  # 0.5.19+
+        ("sglang.srt.server_args", "ServerArgs.__post_init__"),  # 0.5.17/0.5.18
+        ("sglang.srt.server_args", "ServerArgs._handle_other_validations"),
+    ):
+        try:
+            function = RuleFunction(module, name, 0).resolve()
+            parts.append(inspect.getsource(function))
+        except (ModuleNotFoundError, AttributeError, OSError, TypeError):
+            continue
+    return "\n".join(parts)
+
+
+def _rank(function: RuleFunction) -> tuple[int, str, int]:
+    """Where the pipeline calls a function (post-process passes: at the pass);
+    unknown ones run last, in file order."""
+    text = _pipeline_text()
+    name = function.qualname.rsplit(".", 1)[-1]
+    at = text.find(name + "(")
+    if at < 0 and name.startswith("_"):
+        at = text.find(name.lstrip("_") + "(")
+    if at < 0:
+        at = text.find("check_server_args(")
+    return (at if at >= 0 else len(text), function.module, function.line)
+
+
+def _call(function: Callable, ns: Any) -> None:
+    """Call a rule with the arguments as its one parameter (self, server_args or view).
+    A pass that returns a dict declares it, as SGLang's pipeline would."""
+    declared = function(ns)
+    if isinstance(declared, dict) and declared:
+        ns._resolved_overrides.append((function.__name__, dict(declared)))
+        for key, value in declared.items():
+            setattr(ns, key, value)
+
+
+def resolved_defaults(raw: dict[str, Any]) -> dict[str, Any]:
+    """What resolution fills in for arguments left unset, on one B200, before
+    the validations read them (check_server_args divides by page_size and
+    reads served_model_name). Only unset (None) arguments are filled."""
+    model = raw.get("model_path")
+    fills = {
+        "served_model_name": model,
+        "tokenizer_path": model,
+        "device": "cuda",
+        "page_size": 1,
+        # SGLang's default on a GPU with B200-class memory.
+        "chunked_prefill_size": 16384,
+    }
+    return {k: v for k, v in fills.items() if k in raw and raw[k] is None}
+
+
+def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFunction]) -> dict[str, Any]:
+    parsed = parse_one(list(case["argv"]), case.get("cwd"))
+    result: dict[str, Any] = {"ok": parsed["ok"], "stage": "parse", "error": parsed["error"], "ran": []}
+    if not parsed["ok"]:
+        return result
+    seeds = run_rules(funcs, {"args": parsed["args"], "architecture": case.get("architecture")})
+    if not seeds["ok"]:
+        return {**result, "ok": False, "stage": "rules", "error": seeds["error"]}
+    raw = {**default_arguments(), **parsed["args"]}
+    ns = RuleArgs(**raw)
+    ns._resolved_overrides = []
+    for key, value in resolved_defaults(raw).items():
+        setattr(ns, key, value)
+    try:
+        funcs.deprecated(ns)
+        if case.get("architecture") == KIMI_K3:
+            _call(lambda args: funcs.kimi_overrides(args, None), ns)
+        for rule in rules:
+            result["ran"].append(rule.qualname)
+            _call(rule.resolve(), ns)
+    except Exception as exc:  # AssertionError, ValueError, NotImplementedError ...
+        return {**result, "ok": False, "stage": "rules", "error": exception_text(exc)}
+    return {**result, "stage": "rules"}
+
+
+def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
+    """stdin: ``{"patterns": [regex, ...], "cases": [{"argv", "cwd", "architecture", "gpu",
+    "patterns" (optional: only these)}]}``. Each case is parsed like ``parse``;
+    when that succeeds, the seed steps of ``rules`` run, then, in pipeline
+    order, every function of this release whose strings hold the literal
+    text of one of the patterns, on the parsed arguments, with the hardware
+    probes patched to the case's GPU profile (``b200``, ``h100``, ``mi300x``).
+
+    Answer: ``{"located": {pattern: ["module:qualname", ...]}, "results":
+    [{"ok", "stage": "parse"|"rules", "error", "ran"}]}``."""
+    patterns = list(request.get("patterns", ()))
+    located: dict[str, list[str]] = {}
+    for pattern in patterns:
+        try:
+            located[pattern] = [f"{f.module}:{f.qualname}" for f in locate(pattern)]
+        except ValueError:
+            located[pattern] = []
+    funcs = RuleFunctions()
+    results = []
+    for case in request["cases"]:
+        wanted = case.get("patterns", patterns)
+        rules = sorted({f for p in wanted for f in (locate(p) if located.get(p) else ())}, key=_rank)
+        modules = [*funcs.modules, *(importlib.import_module(f.module) for f in rules)]
+        with machine(modules, case.get("gpu")), contextlib.ExitStack() as stack:
+            saved = funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support
+            funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support = lambda: None
+            stack.callback(setattr, funcs.kimi_module, "_require_kimi_k3_cutedsl_dcp_support", saved)
+            results.append(judge_one(funcs, case, rules))
+    return {"located": located, "results": results}
+
+
+# ---------------------------------------------------------------------------
 
 def cmd_knowledge(_: Any) -> dict[str, Any]:
     """``options`` and ``mla`` together: one sglang import for gen_knowledge.py."""
@@ -680,6 +927,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], Any], bool]] = {
     "options": (cmd_options, False),
     "parse": (cmd_parse, True),
     "rules": (cmd_rules, True),
+    "judge": (cmd_judge, True),
     "mla": (cmd_mla, False),
     "knowledge": (cmd_knowledge, False),
 }

@@ -102,6 +102,22 @@ def rules(version: str, cases: Iterable[dict[str, Any]]) -> list[dict[str, Any]]
     return _run(version, "rules", list(cases))
 
 
+def judge(
+    version: str, cases: Iterable[dict[str, Any]], patterns: Iterable[str]
+) -> tuple[dict[str, list[str]], list[dict[str, Any]]]:
+    """SGLang's verdict on each launch: its parser, then its rule functions.
+
+    A case is ``{"argv": [...], "cwd": dir or None, "architecture": X or None,
+    "gpu": "b200" | "h100" | "mi300x" or None, "patterns": [...] (optional)}``.
+    The rules run are the seed records' pipeline slice plus every function of
+    the release whose strings hold the literal text of one of ``patterns``
+    (the case's own ``patterns`` when given). Returns (pattern -> the
+    functions that hold it, one ``{"ok", "stage", "error", "ran"}`` per case).
+    """
+    answer = _run(version, "judge", {"patterns": list(patterns), "cases": list(cases)})
+    return answer["located"], answer["results"]
+
+
 def options(version: str) -> dict[str, Any]:
     """The live option table (what ``options-<version>.json`` is made from)."""
     return _run(version, "options")
