@@ -29,7 +29,9 @@ cache the kernel reads, at the same size. Unsafe for `mxfp8`, `nvfp4`,
 twice the KV cache memory. In SGLang 0.5.23, where `tokenspeed_mla` is an
 alias of `cutedsl_mla` that sets fp8_e4m3 itself, a launch that names
 `tokenspeed_mla` is left alone; so are models with their own KV cache rules
-(DeepSeek-V3.2, GLM-5, DeepSeek-V4).
+(DeepSeek-V3.2, GLM-5, DeepSeek-V4). Kimi-K3 with decode context parallelism
+(`--dcp-size` above 1) decodes with `cutedsl_mla` by default, so its launch
+is checked even when no backend flag names it.
 """
 
 from __future__ import annotations
@@ -58,21 +60,27 @@ SAME_SIZE = ("fp8_e5m2",)
 )
 def check(launch: Launch) -> Iterator[Finding]:
     values = {dest: written(launch, dest) for dest in PHASES}
-    anchors = [launch.flag(dest) for dest, value in values.items() if value == CUTEDSL]
-    if not anchors or owns_attention_rules(launch):
+    kimi_dcp = launch.int_value("dcp_size") > 1 and launch.model.is_kimi_k3 is not False
+    if kimi_dcp:
+        # Kimi-K3 with DCP (maybe this model) decodes with cutedsl_mla unless another decode
+        # backend is written (tokenspeed_mla sets fp8 itself; the others are refused first).
+        if (values["decode_attention_backend"] or values["attention_backend"]) not in (None, CUTEDSL):
+            return
+    cutedsl = [launch.flag(dest) for dest, value in values.items() if value == CUTEDSL]
+    if not (cutedsl or kimi_dcp and launch.model.is_kimi_k3) or owns_attention_rules(launch):
         return
     kv = launch.flag("kv_cache_dtype")
     if kv is None:
         return  # auto
     dtype = kv.value
-    if dtype in ACCEPTED or dtype not in launch.table.by_dest("kv_cache_dtype").choices:
+    if dtype in ACCEPTED:
+        return
+    # The parser refuses a value outside its choices first (Engine keywords skip the parser).
+    if launch.form != "engine" and dtype not in launch.table.by_dest("kv_cache_dtype").choices:
         return
     # 0.5.23 reads tokenspeed_mla as cutedsl_mla and sets fp8_e4m3 itself.
     aliased = launch.release is not None and parse_release(launch.release) >= (0, 5, 23)  # type: ignore[operator]
     if aliased and "tokenspeed_mla" in (values["attention_backend"], values["decode_attention_backend"]):
-        return
-    # With decode context parallelism the Kimi-K3 overrides may replace the backends.
-    if launch.int_value("dcp_size") > 1 and launch.model.is_kimi_k3 is not False:
         return
     message = f"`cutedsl_mla` reads a KV cache of fp8_e4m3, bf16 or auto only, got `{dtype}`"
     title = "Set `--kv-cache-dtype fp8_e4m3`"

@@ -76,12 +76,17 @@ def check(launch: Launch) -> Iterator[Finding]:
     if kv is None:
         return  # auto
     dtype = kv.value
-    if dtype in accepted(launch.release) or dtype not in launch.table.by_dest("kv_cache_dtype").choices:
+    if dtype in accepted(launch.release):
         return
-    # With decode context parallelism the Kimi-K3 overrides may replace the backends.
+    # The parser refuses a value outside its choices first (Engine keywords skip the parser).
+    if launch.form != "engine" and dtype not in launch.table.by_dest("kv_cache_dtype").choices:
+        return
+    # Kimi-K3 with DCP (maybe this model) replaces the decode backend: only a written
+    # --attention-backend trtllm_mla beside a cutedsl_mla decode still reaches this check.
     if launch.int_value("dcp_size") > 1 and launch.model.is_kimi_k3 is not False:
-        return
-    message = f"`trtllm_mla` reads a KV cache of fp8_e4m3, bf16 or auto only, got `{dtype}`"
+        if written(launch, "attention_backend") != TRTLLM_MLA or written(launch, "decode_attention_backend") != "cutedsl_mla":
+            return
+    message = f"`trtllm_mla` reads a KV cache of {', '.join(accepted(launch.release))} only, got `{dtype}`"
     target = RENAMES.get(dtype, "fp8_e4m3")
     title = f"Set `--kv-cache-dtype {target}`"
     edits = launch.replace_value(kv, target)
