@@ -5,7 +5,8 @@ Finds, in a launch pinned to a release (`sglang==0.5.23`, an
 `lmsysorg/sglang:v0.5.23` image, `--sglang-version`), flags that an older
 release had and that release removed: most of SGLang's deprecated spellings
 went in 0.5.20 (`--cuda-graph-max-bs`, `--nsa-decode-backend`,
-`--stream-output`, ...), and 0.5.23 removed `--speculative-skip-dp-mlp-sync`.
+`--stream-output`, ...), 0.5.21 and 0.5.22 removed three more, and 0.5.23
+`--speculative-skip-dp-mlp-sync`.
 A launch whose release is not known is left alone: the flag may be right for
 the release it runs on.
 
@@ -47,6 +48,8 @@ from autofix.fixers._argparse import accepts, exact, older_tables, parsed_by_sgl
 from autofix.knowledge.options import Option, OptionTable
 from autofix.model import Flag, Launch
 
+FIRST = "0.5.20"  # the release that removed SGLang's deprecated spellings
+
 # Actions that store the value (or True) in their destination, as the new option does.
 STORES_VALUE = ("store", "deprecatedaliasstoreaction")
 STORES_TRUE = ("store_true", "deprecatedstoretrueaction")
@@ -69,7 +72,8 @@ def replacement(old: Option, table: OptionTable, flag: Flag) -> Option | None:
     name="removed-option",
     record="d1cf99ee3db93c89",
     pattern=r"unrecognized arguments: (.+?)",
-    releases=("0.5.18", "0.5.23"),
+    # 0.5.17 -> 0.5.19 removed only --torchao-config, which unknown-option reports there.
+    releases=(FIRST, "0.5.23"),
     variants=(r"ambiguous option: (.+?) could match (.+?)",),
 )
 def check(launch: Launch) -> Iterator[Finding]:

@@ -6,9 +6,10 @@ one (`--kv-cache-type`, `--tp_size`, `--enable-metric`), in launches SGLang's
 argument parser reads (`python -m sglang.launch_server`, `sglang serve` with a
 known language model, a `--config` file). It names the option meant when one
 is close. A launch pinned to a release is read with that release's options
-(a flag added later is reported, with the release that added it); when the
+(a flag added later is reported, with the release that added it, and so is
+`--torchao-config` after 0.5.17); when the
 release is not known, a flag is reported only if no release autofix knows
-(0.5.17 to 0.5.23) has it. Flags a release removed are
+(0.5.17 to 0.5.23) has it. Flags removed from 0.5.20 on are
 `removed-option`'s, and underscore keys of a `--config` file belong to the
 config-file fixers.
 
@@ -41,6 +42,7 @@ from collections.abc import Iterator
 
 from autofix.edits import Fix
 from autofix.fixer import Finding, fixer
+from autofix.fixers import removed_option
 from autofix.fixers._argparse import (
     accepts, close, exact, in_config_file, listing, older_tables, parsed_by_sglang, release_name, value_count,
     value_texts,
@@ -76,9 +78,13 @@ def check(launch: Launch) -> Iterator[Finding]:
             continue  # an underscore key: the config-file fixers say why
         if launch.release is None and any(t.lookup(flag.spelling) is not None for t in all_tables()):
             continue
-        if any(exact(t, flag.spelling) is not None for t in older_tables(launch)):
-            continue  # removed-option's
         message = f"`{flag.spelling}` is not an option of {release_name(launch)}"
+        last = next((t.release for t in older_tables(launch) if exact(t, flag.spelling) is not None), None)
+        if last is not None:
+            if parse_release(launch.release) >= parse_release(removed_option.FIRST):  # type: ignore[arg-type, operator]
+                continue  # removed-option's
+            yield Finding(at=flag.span, message=f"{message} (SGLang {last} was the last to have it)")
+            continue
         newer = [t.release for t in all_tables() if launch.release is not None
                  and parse_release(t.release) > parse_release(launch.release)  # type: ignore[operator]
                  and exact(t, flag.spelling) is not None]
