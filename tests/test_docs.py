@@ -11,6 +11,7 @@ import pytest
 
 from autofix.fixer import Fixer, all_fixers, select
 from autofix.formats import SHELL
+from autofix.knowledge.gpus import gpu_named
 from autofix.knowledge.options import table
 from autofix.knowledge.releases import RELEASES, parse_release
 from autofix.pipeline import Settings, fix_text
@@ -76,12 +77,15 @@ def test_fixer_reads_only_options_the_tables_know(fx: Fixer) -> None:
 def test_example_is_flagged_and_fixed_into_use_instead(fx: Fixer) -> None:
     example = code_block(fx.doc, "## Example")
     use_instead = code_block(fx.doc, "## Use instead")
-    settings = Settings([fx])
+    # A GPU rule's Example names its GPU: `--gpu h100`. Use instead shows its fix, safe or unsafe.
+    gpu = re.search(r"`--gpu ([\w-]+)`", section(fx.doc, "## Example"))
+    gpu = gpu_named(gpu[1]) if gpu else None
+    settings = Settings([fx], unsafe=True, gpu=gpu)
     flagged = fix_text(Source(example), SHELL, settings)
     assert [r.fixer.code for r in flagged.findings] == [fx.code]
     fixed = fix_text(Source(example), SHELL, settings, fix=True)
     assert fixed.text == use_instead
-    clean = fix_text(Source(use_instead), SHELL, Settings(select(["ALL"])))
+    clean = fix_text(Source(use_instead), SHELL, Settings(select(["ALL"]), gpu=gpu))
     assert clean.findings == []
 
 

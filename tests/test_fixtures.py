@@ -5,6 +5,11 @@ Annotations sit on the line before a launch (other comment lines may stand betwe
 `# flag: <slug>` (reported), `# ok: <slug>` (not reported),
 `# todo-flag: <slug>` (should be reported, is not yet), `# todo-ok: <slug>` (a known false positive).
 Every finding in a fixture must be annotated.
+
+A fixture may name how it is checked, anywhere in its text (a comment; in a
+notebook, a cell's line): `autofix-test: --gpu h100` runs the GPU rules for that
+GPU, `autofix-test: --unsafe-fixes` applies unsafe fixes too (its `.fixed`
+twin shows them).
 """
 
 from __future__ import annotations
@@ -18,11 +23,13 @@ import pytest
 
 from autofix.fixer import all_fixers, select
 from autofix.formats import detect, load
+from autofix.knowledge.gpus import gpu_named
 from autofix.pipeline import Settings, fix_text
 from autofix.source import Source
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+TEST_OPTIONS = re.compile(r"autofix-test:((?:\s+--(?:gpu[= ][\w-]+|unsafe-fixes))+)")
 ANNOTATION = re.compile(r"(?:#|//|<!--)\s*(flag|ok|todo-flag|todo-ok):\s*([a-z0-9-]+)")
 
 
@@ -50,15 +57,18 @@ def annotations(text: str) -> dict[str, set[tuple[int, str]]]:
     return found
 
 
-def settings() -> Settings:
-    return Settings(select(["ALL"]))
+def settings(text: str = "") -> Settings:
+    """Every fixer, with the GPU and unsafe fixes the fixture's `autofix-test:` options name."""
+    options = " ".join(m[1] for m in TEST_OPTIONS.finditer(text))
+    gpu = re.search(r"--gpu[= ]([\w-]+)", options)
+    return Settings(select(["ALL"]), unsafe="--unsafe-fixes" in options, gpu=gpu_named(gpu[1]) if gpu else None)
 
 
 def run(case: Path, text: str | None = None, fix: bool = False):  # noqa: ANN201
     source = Source.decode(case.read_bytes()) if text is None else Source(text)
     spec = detect(case.name)
     assert spec is not None, f"{case}: no format for this file name"
-    return fix_text(source, spec, settings(), fix=fix)
+    return fix_text(source, spec, settings(source.text), fix=fix)
 
 
 CASES = fixture_cases()

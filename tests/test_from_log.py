@@ -53,12 +53,24 @@ def error_class(fx: Fixer) -> str:
     return json.loads(path.read_text(encoding="utf-8"))["record"].get("errorClass") or "ValueError"
 
 
+def first(matches: list) -> set[str]:
+    """The fixers named first: those matching the earliest line with the most literal text.
+
+    Two fixers may share SGLang's wording (argparse's `unrecognized arguments: X`
+    for an unknown and for a removed option); the log alone cannot tell them apart.
+    """
+    if not matches:
+        return set()
+    top = (matches[0].line, matches[0].literal)
+    return {m.fixer.code for m in matches if (m.line, m.literal) == top}
+
+
 @pytest.mark.parametrize("fx", FIXERS, ids=lambda fx: fx.name)
 def test_record_message_in_a_log_names_its_fixer_first(fx: Fixer) -> None:
     log = server_log(error_class(fx), record_message(fx))
     matches = match_log(log, FIXERS)
     assert matches, f"{fx.code}: its record's message matches no pattern"
-    assert matches[0].fixer.code == fx.code, [m.fixer.code for m in matches]
+    assert fx.code in first(matches), [m.fixer.code for m in matches]
     assert matches[0].line == log.splitlines().index(next(l for l in log.splitlines() if l.startswith(error_class(fx)))) + 1
 
 
@@ -69,7 +81,7 @@ def test_each_variant_of_a_message_names_its_fixer(fx: Fixer) -> None:
         text = re.sub(r"\(\.\+\?\)", "'auto'", variant)
         text = re.sub(r"\\(.)", r"\1", text)
         matches = match_log(server_log("ValueError", text), FIXERS)
-        assert matches and matches[0].fixer.code == fx.code, (variant, [m.fixer.code for m in matches])
+        assert fx.code in first(matches), (variant, [m.fixer.code for m in matches])
 
 
 def test_a_log_without_a_known_error_matches_nothing() -> None:
