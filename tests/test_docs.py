@@ -84,7 +84,9 @@ def test_example_is_flagged_and_fixed_into_use_instead(fx: Fixer) -> None:
     flagged = fix_text(Source(example), SHELL, settings)
     assert [r.fixer.code for r in flagged.findings] == [fx.code]
     fixed = fix_text(Source(example), SHELL, settings, fix=True)
-    assert fixed.text == use_instead
+    # A report-only fixer's Use instead is written by hand: it need only be clean.
+    if any(r.finding.fix is not None for r in flagged.findings):
+        assert fixed.text == use_instead
     clean = fix_text(Source(use_instead), SHELL, Settings(select(["ALL"]), gpu=gpu))
     assert clean.findings == []
 
