@@ -10,7 +10,10 @@ directory when inside it, which in a workflow is the checkout).
 
 from __future__ import annotations
 
-from autofix.pipeline import Reported
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from autofix.pipeline import Reported
 
 __all__ = ["annotation", "escape_data", "escape_property"]
 

@@ -22,12 +22,14 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import metadata, resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from autofix.edits import Edit
-from autofix.fixer import Fixer
-from autofix.pipeline import Reported
-from autofix.source import Source
+if TYPE_CHECKING:
+    from autofix.edits import Edit
+    from autofix.fixer import Fixer
+    from autofix.pipeline import Reported
+    from autofix.source import Source
 
 __all__ = ["SCHEMA_URI", "log", "result"]
 

@@ -21,12 +21,13 @@ import time
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from autofix.pipeline import Reported
-from autofix.source import Source
+if TYPE_CHECKING:
+    from autofix.pipeline import Reported
+    from autofix.source import Source
 
-__all__ = ["Progress", "Style", "colour_diff", "finding_block", "summary", "use_colour"]
+__all__ = ["Progress", "Style", "colour_diff", "finding_block", "group_by_file", "summary", "use_colour"]
 
 # A line longer than this many characters is shown as a window around the flag.
 MAX_LINE = 120
