@@ -354,8 +354,10 @@ def _show(run: Run, name: str, shown, fixed, sources) -> None:  # noqa: ANN001
     elif run.fmt == "sarif":
         from autofix.output import sarif
 
-        index = {fx.code: i for i, fx in enumerate(run.fixers)}
-        run.json_out.extend(sarif.result(name, r, sources, index.get(r.fixer.code, -1), Path.cwd()) for r in shown)
+        for r in shown:
+            if r.fixer not in run.fixers:  # a check of autofix's own that is no fixer (AF100)
+                run.fixers.append(r.fixer)
+            run.json_out.append(sarif.result(name, r, sources, run.fixers.index(r.fixer), Path.cwd()))
     elif run.fmt == "github":
         from autofix.output import github
 
