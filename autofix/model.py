@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from autofix.edits import Edit
@@ -158,6 +158,8 @@ class Launch:
     release: str | None = None
     model_lookup: object = None  # callable(path) -> architecture or None, for local config.json
     gpu: Gpu | None = None  # the GPU the launch runs on (--gpu), None when not named
+    # The `--config FILE` tokens of the command line a merged launch was read from (see with_config).
+    config: tuple[Arg, ...] = ()
     _model: ModelInfo | None = None
     # Indices of args that may set any flag: splats, and unknown words where a flag could stand.
     _opaque: list[int] = field(default_factory=list)
@@ -253,13 +255,15 @@ class Launch:
             model = args[0]
             args.insert(0, Arg("--model-path", Span(model.span.start, model.span.start), editable=False))
         found = [i for i, arg in enumerate(args) if arg.text == "--config"]
+        config: tuple[Arg, ...] = ()
         if found and found[0] + 1 < len(args):
+            config = tuple(args[found[0] : found[0] + 2])
             del args[found[0] : found[0] + 2]
         if tokens is None:
             at = next((arg.span for arg in self.args if arg.text == "--config"), self.span)
             tokens = [Arg(None, at, splat=True)]
         return Launch.read([*tokens, *args], self.table, self.span, self.form,
-                           release=self.release, model_lookup=self.model_lookup, gpu=self.gpu)
+                           release=self.release, model_lookup=self.model_lookup, gpu=self.gpu, config=config)
 
     # -- reading -------------------------------------------------------------
 
@@ -361,6 +365,22 @@ class Launch:
         if not spelling.startswith("--") or not SAFE_VALUE.match(spelling) or not text.startswith("--"):
             return ()
         return flag.name.container.replace(flag.name, 2, len(flag.spelling), spelling[2:])
+
+    def unjoin(self, flag: Flag, spelling: str) -> tuple[Edit, ...]:
+        """Write a joined `--flag=value` as two tokens, `spelling value`; nothing when not exact."""
+        text = flag.name.text
+        if not flag.joined or flag.option is None or text is None or not flag.editable:
+            return ()
+        if not spelling.startswith("--") or not SAFE_VALUE.match(spelling):
+            return ()
+        keep = 2
+        while keep < min(len(text), len(spelling)) and text[keep] == spelling[keep]:
+            keep += 1
+        head = flag.name.container.replace(flag.name, keep, len(text), spelling[keep:])  # type: ignore[union-attr]
+        # The value as a token of its own, spelled by the container like any new token.
+        word = NewFlag(replace(flag.option, flags=(text.split("=", 1)[1],), action="store_true", nargs=0), None, False)
+        tail = flag.name.container.insert_after((flag.name,), word)  # type: ignore[union-attr]
+        return head + tail if head and tail else ()
 
     def remove(self, flag: Flag) -> tuple[Edit, ...]:
         if not flag.editable:

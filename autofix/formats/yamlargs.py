@@ -143,10 +143,23 @@ class ConfigMapping:
         if region is None or arg.text is None:
             return ()
         new = arg.text[:start] + value + arg.text[end:]
+        if self._is_key(arg):
+            # A key renamed (its token is `--KEY`): still a plain key, and not one the mapping has.
+            key = new[2:]
+            taken = {key_name(e.key) for e in self.entries}
+            return (Edit(region, value),) if new.startswith("--") and _config_plain(key) and key not in taken else ()
         node = self._node_of(arg)
         if node is None or not node.style and not _config_plain(new):
             return ()
         return (Edit(region, value),)
+
+    def entry_args(self, key: Arg) -> tuple[Arg, ...]:
+        """The tokens of the entry whose key is `key` (the key's own first); () for another arg."""
+        entry = next((e for e in self.entries if e.args and e.args[0] is key), None)
+        return entry.args if entry is not None else ()
+
+    def _is_key(self, arg: Arg) -> bool:
+        return any(self.doc.span(entry.key) == arg.span for entry in self.entries)
 
     def _node_of(self, arg: Arg):  # noqa: ANN202
         for entry in self.entries:
