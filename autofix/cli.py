@@ -343,6 +343,8 @@ def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, looku
 
 def _show(run: Run, name: str, shown, fixed, sources) -> None:  # noqa: ANN001
     """Print one checked file's findings, or keep them for a format printed whole at the end."""
+    if not shown and not fixed:
+        return
     err = run.mode == "fix" and run.stdin
     _clear_progress(run)
     if run.fmt in ("json", "json-lines"):

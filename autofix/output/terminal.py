@@ -16,6 +16,7 @@ marks a fix that `--fix` applies in this run. Colour is decided once per stream
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 import unicodedata
@@ -195,9 +196,11 @@ class Progress:
         if now - self.started < self.delay or now - self._last < 0.1:
             return
         self._last = now
-        width = 60
-        label = name if len(name) <= width else "..." + name[-(width - 3) :]
-        self.stream.write(f"\r\x1b[Kautofix: {done}/{self.total} files {label}")
+        head = f"autofix: {done}/{self.total} files "
+        # One line that never wraps, or \r could not redraw it.
+        width = max(0, shutil.get_terminal_size((80, 24)).columns - 1 - len(head))
+        label = name if len(name) <= width else ("..." + name[-(width - 3) :] if width > 3 else "")
+        self.stream.write(f"\r\x1b[K{head}{label}")
         self.stream.flush()
         self.shown = True
 
