@@ -18,6 +18,10 @@ exactly as written, and argparse knows only dashed options, so
 (`enable_metrics: false` adds nothing, so it is harmless and not reported).
 
 ## Example
+```sh
+python -m sglang.launch_server --config server.yaml
+```
+with `server.yaml`:
 ```yaml
 model-path: Qwen/Qwen3-8B
 tp_size: 2  # two GPUs
@@ -25,6 +29,10 @@ mem-fraction-static: 0.85
 ```
 
 ## Use instead
+```sh
+python -m sglang.launch_server --config server.yaml
+```
+with `server.yaml`:
 ```yaml
 model-path: Qwen/Qwen3-8B
 tp-size: 2  # two GPUs

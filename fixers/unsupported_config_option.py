@@ -20,21 +20,27 @@ for such a key, whatever its value (`false` too). The same flag is fine on
 the command line.
 
 ## Example
+```sh
+python -m sglang.launch_server --config server.yaml
+```
+with `server.yaml`:
 ```yaml
-model-path: moonshotai/Kimi-K3
+model-path: deepseek-ai/DeepSeek-V3
 tp-size: 8
 dcp-size: 8
 dcp-replicate-q-proj: true
 ```
 
 ## Use instead
+```sh
+python -m sglang.launch_server --config server.yaml --dcp-replicate-q-proj
+```
+with `server.yaml`:
 ```yaml
-model-path: moonshotai/Kimi-K3
+model-path: deepseek-ai/DeepSeek-V3
 tp-size: 8
 dcp-size: 8
 ```
-and `--dcp-replicate-q-proj` after `--config FILE` on the command line of
-the launch that reads the file.
 
 ## Fix safety
 Unsafe, and only when the file is checked with the launch that reads it: the
@@ -42,9 +48,10 @@ fix moves the key onto that launch's command line, right after
 `--config FILE` (`dcp-replicate-q-proj: false` becomes
 `--no-dcp-replicate-q-proj`), or just deletes it when the command line sets
 the option already (the command line wins over the file). Another launch
-reading the same file would lose the setting. A file checked on its own, a
-list or mapping value, and a key whose `false` SGLang would drop anyway are
-reported without a fix.
+reading the same file would lose the setting. A file checked on its own,
+and a list or mapping value, are reported without a fix. A deprecated switch
+set to `false` (`disable-cuda-graph: false`) is not reported yet: autofix
+reads the file as the merger's output, where such a key leaves no token.
 """
 
 from __future__ import annotations
