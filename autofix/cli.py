@@ -14,10 +14,11 @@ from pathlib import Path
 import click
 
 from autofix import fixer as registry
-from autofix.config import Config, ConfigError, find_config, load_config
+from autofix.config import Config, ConfigError, Overrides, Resolver
 from autofix.knowledge.gpus import GPUS, Gpu, gpu_named
 from autofix.knowledge.releases import parse_release
 from autofix.source import DecodeError, Source
+from autofix.suppressions import fixer_words
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -38,6 +39,8 @@ class Run:
     # Findings in a --config file already reported (through another launch that reads it).
     linked_seen: set[tuple[str, int, int, str]] = field(default_factory=set)
     diffed: set[str] = field(default_factory=set)
+    resolver: Resolver | None = None  # each file's configuration: the nearest one, or --config's
+    force_exclude: bool = False  # exclude patterns apply to files named on the command line
     # What the output formats need: the fixers run (SARIF's rules), --color, counts for the summary.
     fixers: list = field(default_factory=list)
     unsafe: bool = False
@@ -79,6 +82,16 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour text and diffs; auto: on a terminal, unless NO_COLOR is set (FORCE_COLOR forces it).")
 @click.option("--sglang-version", help="The SGLang release the launches run on (default: detected).")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Use this autofix configuration (pyproject.toml or .autofix.toml) for every file instead of "
+              "each file's nearest one (unrelated to SGLang's --config).")
+@click.option("--extend-select", multiple=True, help="Comma-separated codes or slugs to run besides the selected "
+              "ones (AF100: unused suppression comments).")
+@click.option("--show-settings", is_flag=True, help="Print the settings each PATH is checked with, and exit.")
+@click.option("--force-exclude", is_flag=True, help="Apply exclude patterns to files named on the command line "
+              "too (as pre-commit names them).")
+@click.option("--add-ignore", is_flag=True, help="Write `# autofix: ignore[CODE]` comments before the launches "
+              "with findings.")
 @click.option("--explain", metavar="CODE", help="Print a fixer's documentation and its error record.")
 @click.option("--list", "list_fixers", is_flag=True, help="Print the table of fixers.")
 @click.option("--stdin-filename", help="The name of the file read from stdin ('-').")
@@ -96,6 +109,11 @@ def main(
     fmt: str,
     color: str,
     sglang_version: str | None,
+    config_file: Path | None,
+    extend_select: tuple[str, ...],
+    show_settings: bool,
+    force_exclude: bool,
+    add_ignore: bool,
     explain: str | None,
     list_fixers: bool,
     stdin_filename: str | None,
@@ -106,16 +124,18 @@ def main(
     if explain is not None:
         sys.exit(_explain(explain))
     try:
-        config = load_config(find_config(Path.cwd()))
+        resolver = Resolver(config_file, Overrides(tuple(_codes(select)), tuple(_codes(extend_select)),
+                                                   tuple(_codes(ignore)), sglang_version, unsafe_fixes))
+        config = resolver.for_dir(Path.cwd())
     except ConfigError as exc:
         click.echo(f"autofix: {exc}", err=True)
         sys.exit(EXIT_ERROR)
     chosen_select = _codes(select) or list(config.select)
     chosen_ignore = list(config.ignore) + _codes(ignore)
-    unknown = registry.unknown_codes(chosen_select + chosen_ignore)
+    unknown = registry.unknown_codes(fixer_words(chosen_select + chosen_ignore + _codes(extend_select)))
     if unknown:
         raise click.UsageError(f"unknown fixer code or name: {unknown[0]}")
-    fixers = registry.select(chosen_select, chosen_ignore)
+    fixers = registry.select(fixer_words(chosen_select), fixer_words(chosen_ignore))
     if from_log is not None:
         if from_log == "-" and Path("-") in paths:
             raise click.UsageError("--from-log - and a '-' PATH cannot both read stdin")
@@ -130,10 +150,16 @@ def main(
         sys.exit(EXIT_CLEAN)
     if diff_mode and fix_mode:
         raise click.UsageError("--diff and --fix are exclusive")
+    if add_ignore and (diff_mode or fix_mode):
+        raise click.UsageError("--add-ignore cannot be combined with --diff or --fix")
+    if show_settings:
+        sys.exit(_show_settings(resolver, list(paths) or [Path(".")], fmt))
     release = sglang_version or config.sglang_version
     if release is not None and parse_release(release) is None:
         raise click.UsageError(f"--sglang-version: not a release: {release}")
-    run = Run("diff" if diff_mode else "fix" if fix_mode else "check", fmt)
+    run = Run("add-ignore" if add_ignore else "diff" if diff_mode else "fix" if fix_mode else "check", fmt)
+    run.resolver, run.force_exclude = resolver, force_exclude
+    resolver.only = None if from_log is None else {fx.code for fx in fixers}
     gpu_name = gpu or config.gpu
     if gpu_name is not None:
         run.gpu = gpu_named(gpu_name)
@@ -148,9 +174,15 @@ def main(
     if Path("-") in targets:
         if len(targets) > 1:
             raise click.UsageError("'-' (stdin) cannot be combined with other paths")
-        _stdin(run, fixers, release, unsafe, stdin_filename or "-", config)
+        try:
+            _stdin(run, fixers, release, unsafe, stdin_filename or "-", config)
+        except ConfigError as exc:  # a configuration met on the way (nearer to a file than the first)
+            run.error(str(exc))
     else:
-        _files(run, fixers, release, unsafe, targets, config)
+        try:
+            _files(run, fixers, release, unsafe, targets, config)
+        except ConfigError as exc:
+            run.error(str(exc))
     sys.exit(_finish(run))
 
 
@@ -202,9 +234,9 @@ def _files(run: Run, fixers, release, unsafe, targets, config: Config) -> None: 
             run.error(f"{target}: no such file or folder")
     existing = [t for t in targets if t.exists()]
     roots = [t if t.is_dir() else t.parent for t in existing]
-    candidates = list(walk(existing, config.exclude))
+    candidates = list(walk(existing, run.resolver, run.force_exclude))
     in_run = {c.path.resolve() for c in candidates if c.spec is not None}
-    index = ConfigIndex([*roots, Path.cwd()], config.exclude)
+    index = ConfigIndex([*roots, Path.cwd()], run.resolver)
     checker = _Checker(run, fixers, release, unsafe, config, roots)
     from autofix.output.terminal import Progress
 
@@ -254,10 +286,11 @@ class _Checker:
         folder = path.parent.resolve()
         if folder not in self.releases:
             self.releases[folder] = neighbour_release(folder)
-        fixers = _without(self.fixers, self.config.ignored_for(path))
-        result = _check(run, name, data, spec, fixers, self.release, self.unsafe, self.releases[folder],
-                        ModelLookup(folder, self.roots), ConfigReader(folder, self.roots), only_config)
-        if result is None or run.mode != "fix":
+        settings = run.resolver.effective(path)  # the nearest configuration's, or --config's
+        result = _check(run, name, data, spec, settings.fixers_for(path), settings.release, settings.unsafe,
+                        self.releases[folder], ModelLookup(folder, self.roots), ConfigReader(folder, self.roots),
+                        only_config, unused=settings.reports_unused_for(path))
+        if result is None or run.mode not in ("fix", "add-ignore"):
             return
         written = [(path, result.source, result.text)] if result.changed else []
         written += [(Path(f.name), f.source, f.text) for f in result.linked if f.changed]
@@ -279,19 +312,53 @@ def _stdin(run: Run, fixers, release, unsafe, name: str, config: Config) -> None
         run.error(f"{name}: cannot tell the file's kind; pass --stdin-filename with a known suffix")
         return
     folder = Path(name).parent.resolve()
-    result = _check(run, name, data, spec, _without(fixers, config.ignored_for(Path(name))), release,
-                    unsafe, neighbour_release(folder), ModelLookup(folder, [Path.cwd()]))
+    settings = run.resolver.effective(Path(name))
+    result = _check(run, name, data, spec, settings.fixers_for(Path(name)), settings.release, settings.unsafe,
+                    neighbour_release(folder), ModelLookup(folder, [Path.cwd()]),
+                    unused=settings.reports_unused_for(Path(name)))
     if run.mode == "fix":
         sys.stdout.buffer.write(result.source.encode(result.text) if result else data)
         sys.stdout.buffer.flush()
 
 
-def _without(fixers, codes: set[str]):  # noqa: ANN001, ANN202
-    return [fx for fx in fixers if not any(fx.code.startswith(c) or fx.name == c for c in codes)]
+def _show_settings(resolver: Resolver, targets: list[Path], fmt: str) -> int:
+    """--show-settings: the configuration each target is checked with."""
+    from autofix.config import show_text
+
+    try:
+        shown = [resolver.effective(target).show(target) for target in targets]
+    except ConfigError as exc:
+        click.echo(f"autofix: {exc}", err=True)
+        return EXIT_ERROR
+    click.echo(json.dumps(shown, indent=2) if fmt == "json" else "\n\n".join(map(show_text, shown)))
+    return EXIT_CLEAN
+
+
+def _add_ignore(run: Run, name, source, spec, settings):  # noqa: ANN001, ANN202
+    """--add-ignore: a suppression comment before each launch with findings; the text to write."""
+    from autofix.pipeline import Result, fix_text
+    from autofix.suppressions import CODE, add_ignores
+
+    def recheck(text: str) -> list:
+        return [r for r in fix_text(source.with_text(text), spec, settings).remaining if r.fixer.code != CODE]
+
+    try:
+        findings = recheck(source.text)
+        added = add_ignores(source.text, findings, spec.name == "notebook", recheck)
+    except SyntaxError as exc:
+        run.error(f"{name}: cannot parse: {exc.msg}")
+        return None
+    run.fixed += added.added
+    run.fixed_files += int(added.text != source.text)
+    run.remaining += len(added.left)
+    for r in added.left:
+        click.echo(f"{r.path or name}:{r.line}:{r.column}: {r.fixer.code} [{r.fixer.name}] no `autofix: ignore` "
+                   "comment can go before this launch (left as is)")
+    return Result(source, added.text, [])
 
 
 def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, lookup,  # noqa: ANN001, ANN202
-           reader=None, only_config=None):  # noqa: ANN001
+           reader=None, only_config=None, unused=False):  # noqa: ANN001
     from autofix import report
     from autofix.pipeline import Settings, fix_text
 
@@ -300,7 +367,10 @@ def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, looku
     except DecodeError as exc:
         run.error(f"{name}: cannot decode: {exc}")
         return None
-    settings = Settings(fixers, release, neighbour, unsafe, lookup, reader, only_config, gpu=run.gpu)
+    settings = Settings(fixers, release, neighbour, unsafe, lookup, reader, only_config, gpu=run.gpu,
+                        unused_suppressions=unused)
+    if run.mode == "add-ignore":
+        return _add_ignore(run, name, source, spec, settings)
     try:
         result = fix_text(source, spec, settings, fix=run.mode != "check")
     except SyntaxError as exc:
@@ -430,6 +500,9 @@ def _finish(run: Run) -> int:
             )
     elif run.mode == "fix":
         click.echo(f"Fixed {run.fixed} finding(s) in {run.fixed_files} file(s); {run.remaining} remaining.", err=True)
+    elif run.mode == "add-ignore":
+        click.echo(f"Added {run.fixed} suppression comment(s) in {run.fixed_files} file(s); "
+                   f"{run.remaining} finding(s) left.", err=True)
     elif run.remaining and run.fmt == "text":
         from autofix.output.terminal import Style, summary
 

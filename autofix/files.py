@@ -9,10 +9,11 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from autofix.config import Config, Resolver
 from autofix.formats import FormatSpec, detect
 from autofix.pipeline import Linked, config_references, release_in_text
 from autofix.source import DecodeError, Source
@@ -21,10 +22,6 @@ __all__ = [
     "Candidate", "ConfigIndex", "ConfigReader", "ModelLookup", "display", "neighbour_release", "walk", "write_atomic",
 ]
 
-SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
-     ".pytest_cache", ".ruff_cache", ".venv", "venv", ".eggs", ".sglang-env"}
-)
 HEAD_BYTES = 128
 CONFIG_JSON_LIMIT = 1 << 20
 CONFIG_YAML_LIMIT = 1 << 20
@@ -38,14 +35,51 @@ class Candidate:
     spec: FormatSpec | None  # None: given explicitly but of no known kind
 
 
-def walk(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Iterator[Candidate]:
-    """Files to check: explicit files as given, folders walked (ignores honoured)."""
-    excluded = _gitignore_spec(exclude) if exclude else None
+def walk(paths: Sequence[Path], resolver: Resolver | None = None, force_exclude: bool = False) -> Iterator[Candidate]:
+    """Files to check: explicit files as given, folders walked.
+
+    A walk skips what the configuration of each folder excludes, what a
+    `.gitignore` excludes, symlinked folders and virtual environments. An
+    explicit file is checked even when excluded, unless force_exclude (as
+    ruff's --force-exclude, for pre-commit, which names every file).
+    """
+    excluded = resolver.excludes if resolver is not None else _DEFAULTS.excludes
     for path in paths:
+        if force_exclude and _explicitly_excluded(path, excluded):
+            continue
         if path.is_dir():
             yield from _walk_dir(path, excluded)
         else:
             yield Candidate(path, _spec_of(path))
+
+
+_DEFAULTS = Config()
+
+
+def _explicitly_excluded(path: Path, excluded: Callable[[Path, bool], bool]) -> bool:
+    """Whether path, or a folder on the way to it, is excluded.
+
+    The folders looked at are those written in path, or for an absolute path
+    those inside the working directory.
+    """
+    absolute = Path(os.path.abspath(path))
+    if path.is_absolute():
+        try:
+            parts = absolute.relative_to(Path.cwd().resolve()).parts
+            base = Path.cwd().resolve()
+        except ValueError:
+            parts, base = (), absolute
+    else:
+        parts, base = Path(os.path.normpath(path)).parts, Path.cwd()
+    folder = base
+    for part in parts[:-1]:
+        if part in ("", ".", ".."):
+            folder = folder / part
+            continue
+        folder = folder / part
+        if excluded(folder, True):
+            return True
+    return excluded(absolute, absolute.is_dir())
 
 
 def _gitignore_spec(lines: Sequence[str]):  # noqa: ANN202 - pathspec.GitIgnoreSpec
@@ -55,7 +89,7 @@ def _gitignore_spec(lines: Sequence[str]):  # noqa: ANN202 - pathspec.GitIgnoreS
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-def _walk_dir(root: Path, excluded) -> Iterator[Candidate]:  # noqa: ANN001
+def _walk_dir(root: Path, excluded: Callable[[Path, bool], bool]) -> Iterator[Candidate]:
     ignores: list[tuple[str, object]] = []
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
@@ -69,8 +103,7 @@ def _walk_dir(root: Path, excluded) -> Iterator[Candidate]:  # noqa: ANN001
 
         def ignored(name: str, is_dir: bool) -> bool:
             full = os.path.join(dirpath, name)
-            rel_root = os.path.relpath(full, root) + ("/" if is_dir else "")
-            if excluded is not None and excluded.match_file(rel_root):
+            if excluded(Path(full), is_dir):
                 return True
             for base, spec in ignores:
                 if full.startswith(base + os.sep) or base == dirpath:
@@ -82,8 +115,7 @@ def _walk_dir(root: Path, excluded) -> Iterator[Candidate]:  # noqa: ANN001
         dirnames[:] = sorted(
             d
             for d in dirnames
-            if d not in SKIP_DIRS
-            and not os.path.islink(os.path.join(dirpath, d))
+            if not os.path.islink(os.path.join(dirpath, d))
             and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
             and not ignored(d, True)
         )
@@ -263,9 +295,9 @@ class ConfigIndex:
     the working directory), looking only at files that say `--config`.
     """
 
-    def __init__(self, roots: Sequence[Path], exclude: Sequence[str] = ()):
+    def __init__(self, roots: Sequence[Path], resolver: Resolver | None = None):
         self.roots = [r for r in dict.fromkeys(r.resolve() for r in roots) if r.is_dir()]
-        self.exclude = exclude
+        self.resolver = resolver
         self._candidates: list[tuple[Path, FormatSpec, bytes]] | None = None
         self._reads: dict[Path, set[Path]] = {}
 
@@ -298,7 +330,7 @@ class ConfigIndex:
         if self._candidates is None:
             self._candidates = []
             seen: set[Path] = set()
-            for count, candidate in enumerate(walk(self.roots, self.exclude)):
+            for count, candidate in enumerate(walk(self.roots, self.resolver)):
                 if count >= INDEX_LIMIT:
                     break
                 path = candidate.path.resolve()

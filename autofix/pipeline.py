@@ -58,6 +58,8 @@ class Settings:
     # Check only the launches that read this linked file (by name).
     only_config: str | None = None
     gpu: Gpu | None = None  # --gpu; fixers with gpu=True run only when it is known
+    # AF100: report the suppression comments of the checked text that suppress nothing.
+    unused_suppressions: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +254,7 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
     )
     checked: list[tuple[Reported, Fix | None]] = []
     seen: set[tuple[str, int, int]] = set()
+    used: set[tuple[int, str | None]] = set()  # the suppressions that silenced a finding
     for found in launches:
         launch, config = _with_config(found, unit, options)
         if settings.only_config is not None and config != settings.only_config:
@@ -267,11 +270,13 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
             for finding in findings:
                 # Two launches reading one config file find its faults once.
                 key = (fx.code, finding.at.start, finding.at.end)
-                if key in seen or _suppressed(unit, launch, finding, fx):
+                if key in seen or _suppressed(unit, launch, finding, fx, used):
                     continue
                 if finding.at.start > len(source.text):
                     seen.add(key)
                 checked.append((_place(unit, fx, finding, launch), finding.fix))
+    if settings.unused_suppressions and settings.only_config is None:
+        checked += _unused_suppressions(source, module, settings, release, used)
     checked.sort(key=lambda rf: (rf[0].path is not None, rf[0].path or "", rf[0].line, rf[0].column, rf[0].fixer.code))
     return checked
 
@@ -291,21 +296,46 @@ def _place(unit: _Unit, fx: Fixer, finding: Finding, launch: Launch) -> Reported
     return Reported(fx, local, line, column, end_line, end_column, launch_line, path=name)
 
 
-def _suppressed(unit: _Unit, launch: Launch, finding: Finding, fx: Fixer) -> bool:
-    """An `autofix: ignore[...]` comment on the launch's line or the line before it, or the finding's."""
-    for offset in {launch.span.start, finding.at.start}:
+def _suppressed(unit: _Unit, launch: Launch, finding: Finding, fx: Fixer,
+                used: set[tuple[int, str | None]] | None = None) -> bool:
+    """An `autofix: ignore[...]` comment on the launch's line or the line before it, or the finding's.
+
+    The comment that matched goes into used (for AF100), when it is in the checked text:
+    (the offset of its `autofix:`, the word that matched, None for no codes).
+    """
+    for offset in sorted({launch.span.start, finding.at.start}):
         name, local = unit.locate(offset)
         source = unit.current(name)
         line = source.line_span(local)
-        texts = [source.text[line.start : line.end]]
+        lines = [line]
         if line.start > 0:
-            texts.append(source.line_text(line.start - 1))
-        for text in texts:
-            for match in _SUPPRESS.finditer(text):
+            lines.append(source.line_span(line.start - 1))
+        for span in lines:
+            for match in _SUPPRESS.finditer(source.text, span.start, span.end):
                 codes = match.group(1)
-                if codes is None:
-                    return True
-                words = {w.strip() for w in codes.split(",")}
-                if fx.code in words or fx.name in words:
-                    return True
+                word = None
+                if codes is not None:
+                    words = {w.strip() for w in codes.split(",")}
+                    word = fx.code if fx.code in words else fx.name if fx.name in words else ""
+                if word == "":
+                    continue
+                if used is not None and name is None:
+                    used.add((match.start(), word))
+                return True
     return False
+
+
+def _unused_suppressions(source: Source, module, settings: Settings, release: str | None,  # noqa: ANN001
+                         used: set[tuple[int, str | None]]) -> list[tuple[Reported, Fix | None]]:
+    """AF100: the checked text's suppression comments that silenced nothing (see autofix.suppressions)."""
+    from autofix.fixer import all_fixers
+    from autofix.suppressions import UNUSED, unused
+
+    ran = {fx.code for fx in settings.fixers if fx.holds_in(release) and not (fx.gpu and settings.gpu is None)}
+    known = {word: fx.code for fx in all_fixers() for word in (fx.code, fx.name)}
+    out: list[tuple[Reported, Fix | None]] = []
+    for finding in unused(source.text, used, ran, known, notebook=module.__name__.endswith(".notebook")):
+        line, column = source.line_col(finding.at.start)
+        end_line, end_column = source.line_col(finding.at.end)
+        out.append((Reported(UNUSED, finding, line, column, end_line, end_column, line), finding.fix))
+    return out
