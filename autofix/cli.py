@@ -127,6 +127,7 @@ def main(
         resolver = Resolver(config_file, Overrides(tuple(_codes(select)), tuple(_codes(extend_select)),
                                                    tuple(_codes(ignore)), sglang_version, unsafe_fixes))
         config = resolver.for_dir(Path.cwd())
+        resolver.effective(Path.cwd())  # its errors name the file before anything runs
     except ConfigError as exc:
         click.echo(f"autofix: {exc}", err=True)
         sys.exit(EXIT_ERROR)

@@ -7,14 +7,15 @@ in one folder `.autofix.toml` wins over pyproject.toml. The closest
 configuration wins whole: nothing is merged from configurations further up.
 Patterns (`exclude`, `extend-exclude`, `per-file-ignores`) are gitignore-style
 and relative to the folder of the configuration file that holds them.
-`--config FILE` forces one configuration for every file.
+`--config FILE` forces one configuration for every file; its patterns are
+relative to the working directory (as ruff does).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 __all__ = [
@@ -50,10 +51,13 @@ class Config:
     sglang_version: str | None = None
     unsafe_fixes: bool = False
     gpu: str | None = None  # a GPU name (autofix.knowledge.gpus), as written
+    base: Path | None = None  # the folder its patterns are relative to; None: the file's folder
 
     @property
     def root(self) -> Path:
         """The folder its patterns are relative to."""
+        if self.base is not None:
+            return self.base
         return self.path.parent.resolve() if self.path is not None else Path.cwd().resolve()
 
     def relative(self, path: Path) -> str:
@@ -193,9 +197,6 @@ def load_config(path: Path | None) -> Config:
     gpu = table.get("gpu")
     if gpu is not None and not isinstance(gpu, str):
         raise ConfigError(f"{path}: `gpu` must be a string")
-    gpu = table.get("gpu")
-    if gpu is not None and not isinstance(gpu, str):
-        raise ConfigError(f"{path}: `gpu` must be a string")
     unsafe = table.get("unsafe-fixes", False)
     if not isinstance(unsafe, bool):
         raise ConfigError(f"{path}: `unsafe-fixes` must be true or false")
@@ -221,7 +222,8 @@ class Resolver:
     """
 
     def __init__(self, forced: Path | None = None, overrides: Overrides | None = None):
-        self.forced = load_config(forced) if forced is not None else None
+        # As with ruff: a configuration given by --config has its patterns relative to the working directory.
+        self.forced = replace(load_config(forced), base=Path.cwd().resolve()) if forced is not None else None
         self.overrides = overrides or Overrides()
         # Only these fixer codes may run (--from-log); None: no such limit.
         self.only: set[str] | None = None
