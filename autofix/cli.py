@@ -345,7 +345,7 @@ def _add_ignore(run: Run, name, source, spec, settings):  # noqa: ANN001, ANN202
 
     try:
         findings = recheck(source.text)
-        added = add_ignores(source.text, findings, spec.name == "notebook", recheck)
+        added = add_ignores(source.text, findings, spec.name, recheck)
     except SyntaxError as exc:
         run.error(f"{name}: cannot parse: {exc.msg}")
         return None

@@ -148,13 +148,16 @@ class Added:
     left: tuple  # tuple[Reported, ...]
 
 
-def add_ignores(text: str, findings: Sequence, notebook: bool, recheck) -> Added:  # noqa: ANN001
-    """Suppression comments for findings (pipeline.Reported, from a check of text).
+def add_ignores(text: str, findings: Sequence, fmt: str, recheck) -> Added:  # noqa: ANN001
+    """Suppression comments for findings (pipeline.Reported, from a check of text in format fmt).
 
     recheck(text) -> the findings of a check of text: every comment is kept
     only when, with it, its launch's findings are gone and nothing else
-    changed, and, with the same comment made inert, they all come back.
+    changed; and, where it is a new line, when it is a comment of the file's
+    own syntax (YAML and Python files mean the same with it: not text in a
+    string or a block scalar) and, made inert, it brings every finding back.
     """
+    notebook = fmt == "notebook"
     by_line: dict[int, list] = {}
     for r in findings:
         by_line.setdefault(r.launch_line, []).append(r)
@@ -174,11 +177,33 @@ def add_ignores(text: str, findings: Sequence, notebook: bool, recheck) -> Added
         if not merged:
             # The same line made inert must bring every finding back: it is a comment, not launch text.
             inert = _insert(current, line, codes, notebook, "inert")
-            if inert is None or _keys(recheck(inert)) != baseline:
+            if inert is None or not _same_meaning(current, inert, fmt) or _keys(recheck(inert)) != baseline:
                 left.extend(group)
                 continue
         current, added = candidate, added + 1
     return Added(current, added, tuple(left))
+
+
+def _same_meaning(before: str, after: str, fmt: str) -> bool:
+    """Whether a YAML or Python file means the same after a line was added (so the line is a comment)."""
+    if fmt == "yaml":
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
+
+        try:
+            return list(YAML(typ="safe", pure=True).load_all(before)) == list(
+                YAML(typ="safe", pure=True).load_all(after)
+            )
+        except YAMLError:
+            return False  # e.g. a Helm template: no proof the line is a comment
+    if fmt == "python":
+        import ast
+
+        try:
+            return ast.dump(ast.parse(before)) == ast.dump(ast.parse(after))
+        except (SyntaxError, ValueError):
+            return False
+    return True
 
 
 def _keys(findings: Iterable) -> Counter:
