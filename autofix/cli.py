@@ -208,6 +208,11 @@ def _from_log(name: str, fmt: str, checking: bool) -> list:
 
 
 def _explain(word: str) -> int:
+    from autofix.suppressions import UNUSED
+
+    if word in (UNUSED.code, UNUSED.name):  # autofix's own check, no SGLang record
+        click.echo(f"{UNUSED.code} ({UNUSED.name})\n\n{UNUSED.doc}")
+        return EXIT_CLEAN
     fx = registry.lookup(word)
     if fx is None:
         click.echo(f"autofix: unknown fixer code or name: {word}", err=True)
@@ -317,7 +322,7 @@ def _stdin(run: Run, fixers, release, unsafe, name: str, config: Config) -> None
     result = _check(run, name, data, spec, settings.fixers_for(Path(name)), settings.release, settings.unsafe,
                     neighbour_release(folder), ModelLookup(folder, [Path.cwd()]),
                     unused=settings.reports_unused_for(Path(name)))
-    if run.mode == "fix":
+    if run.mode in ("fix", "add-ignore"):
         sys.stdout.buffer.write(result.source.encode(result.text) if result else data)
         sys.stdout.buffer.flush()
 
@@ -354,7 +359,7 @@ def _add_ignore(run: Run, name, source, spec, settings):  # noqa: ANN001, ANN202
     run.remaining += len(added.left)
     for r in added.left:
         click.echo(f"{r.path or name}:{r.line}:{r.column}: {r.fixer.code} [{r.fixer.name}] no `autofix: ignore` "
-                   "comment can go before this launch (left as is)")
+                   "comment can go before this launch (left as is)", err=run.stdin)
     return Result(source, added.text, [])
 
 

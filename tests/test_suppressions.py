@@ -220,6 +220,18 @@ def test_add_ignore_puts_the_comment_before_the_string_that_holds_the_launch(tre
     assert (tree / "serve.py").read_text() == text.replace("subprocess.run", "# autofix: ignore[SGL001]\nsubprocess.run")
 
 
+def test_add_ignore_on_stdin_prints_the_new_text(tree: Path) -> None:
+    result = CliRunner().invoke(main, ["--add-ignore", "--stdin-filename", "x.sh", "-"], input=LAUNCH)
+    assert result.exit_code == 0
+    assert result.stdout == "# autofix: ignore[SGL001]\n" + LAUNCH
+
+
+def test_explain_af100() -> None:
+    result = invoke("--explain", "AF100")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("AF100 (unused-suppression)\n")
+
+
 def test_add_ignore_is_exclusive_with_fix(tree: Path) -> None:
     (tree / "launch.sh").write_text(LAUNCH)
     assert invoke("--add-ignore", "--fix", "launch.sh").exit_code == 2
