@@ -1,4 +1,4 @@
-"""The config-file fixers (SGL120-SGL122) on launches split between a script and its `--config` file.
+"""The config-file fixers (SGL120-SGL123) on launches split between a script and its `--config` file.
 
 The fixture harness checks files one at a time; here a script and the YAML
 file it names are checked together, as `autofix` does in a folder. A docs
@@ -17,7 +17,7 @@ from autofix.formats import FORMATS
 from autofix.pipeline import Linked, Settings, fix_text
 from autofix.source import Source
 
-CONFIG_FIXERS = ("SGL120", "SGL122")
+CONFIG_FIXERS = ("SGL120", "SGL122", "SGL123")
 
 
 def run(script: str, config: str, codes=("ALL",), unsafe: bool = False, fix: bool = True):  # noqa: ANN001, ANN201

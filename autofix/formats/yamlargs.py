@@ -205,6 +205,10 @@ class ConfigMapping:
         if doc.text[line.start : start].strip() or self.frozen:
             return None
         end = doc.content_end(entry.value)
+        value = entry.value
+        if kind(value) == "scalar" and not value.value and not value.style and "!" not in doc.text[value.start_mark.index : end]:
+            # An empty value (YAML null) has its marks at the next token: the entry ends at its colon.
+            end = doc.text.index(":", entry.key.end_mark.index) + 1
         if not doc.rest_is_blank(end):
             return None
         return Span(doc.base + line.start, doc.base + doc.after_line(end))
