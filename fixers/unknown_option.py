@@ -11,7 +11,9 @@ is close. A launch pinned to a release is read with that release's options
 release is not known, a flag is reported only if no release autofix knows
 (0.5.17 to 0.5.23) has it. Flags removed from 0.5.20 on are
 `removed-option`'s, and underscore keys of a `--config` file belong to the
-config-file fixers.
+config-file fixers. A YAML file checked on its own (not through a launch's
+`--config`) may be another tool's settings: there, only keys close to an
+SGLang option are reported.
 
 ## Why is this bad?
 SGLang refuses to start. `parser.parse_args` in `prepare_server_args` (the
@@ -92,6 +94,8 @@ def check(launch: Launch) -> Iterator[Finding]:
             yield Finding(at=flag.span, message=f"{message} (SGLang {newer[0]} added it)")
             continue
         near = candidates(launch, flag)
+        if launch.form == "config" and not near:
+            continue  # a YAML file read alone may belong to another tool: only near misses are SGLang's
         values, count = value_texts(flag), value_count(flag)
         fitting = [c for c in near if accepts(exact(launch.table, c), values, count)]  # type: ignore[arg-type]
         if len(near) == 1 and fitting:
