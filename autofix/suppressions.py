@@ -63,14 +63,6 @@ def _no_check(launch):  # noqa: ANN001, ANN202 - AF100 reads comments, not launc
 UNUSED = Fixer(CODE, NAME, "", "", ("0.0.0", "999.0.0"), _no_check, default=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Unused:
-    """An AF100 finding: where, and its line (1-based)."""
-
-    finding: Finding
-    line: int
-
-
 def unused(
     text: str,
     used: set[tuple[int, str | None]],
@@ -120,6 +112,9 @@ def _remove(text: str, match: re.Match, message: str, notebook: bool) -> Finding
     if notebook:
         if _NOTEBOOK_LINE.match(text[line_start:line_end]) and _next_line_is_element(text, line_end):
             edit = Edit.delete(Span(line_start, min(line_end + 1, len(text))))
+        elif after.startswith(('"', '\\n"')) and before.strip(' \t"'):
+            # A comment after code in a cell line: keep the code and the line's end.
+            edit = Edit.delete(Span(line_start + len(before.rstrip(" \t")), match.end()))
     elif not before.strip():
         # A comment on a line of its own: the line goes with it.
         edit = Edit.delete(Span(line_start, min(line_end + 1, len(text))))

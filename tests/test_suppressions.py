@@ -138,6 +138,13 @@ def test_notebook_comment_line_is_removed_from_the_cell_source() -> None:
     assert fixed == json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
 
 
+def test_notebook_trailing_comment_is_removed_from_its_line() -> None:
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+            "source": ["!" + CLEAN.rstrip("\n") + "  # autofix: ignore[SGL001]\n", "print(1)"]}
+    notebook = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+    assert af100(notebook, "notebook", fix=True)[1] == notebook.replace("  # autofix: ignore[SGL001]", "")
+
+
 def test_markdown_block_marker_is_not_judged() -> None:
     text = "# Serve\n\n<!-- autofix: ignore -->\n```sh\n" + CLEAN + "```\n"
     assert af100(text, "markdown")[0] == []
