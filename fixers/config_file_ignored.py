@@ -63,6 +63,12 @@ def _model_on_command_line(launch: Launch) -> bool:
         return True  # an expansion may give one
 
 
+def _may_hold_flags(launch: Launch) -> bool:
+    """An expansion that may stand for flags (a bare `--config` among them): not a flag's value."""
+    values = {id(v) for f in launch.flags for v in f.values}
+    return any(arg.splat or arg.text is None and id(arg) not in values for arg in launch.args)
+
+
 @fixer(
     code="SGL121",
     name="config-file-ignored",
@@ -85,7 +91,7 @@ def check(launch: Launch) -> Iterator[Finding]:
         path is None
         or not path.lower().endswith((".yaml", ".yml"))
         or len(launch.all("config")) > 1
-        or any(arg.splat or arg.text is None for arg in launch.args)
+        or _may_hold_flags(launch)
         or any(in_config_file(f) for f in launch.flags)  # a bare `--config FILE` is read already
     ):
         yield Finding(at=flag.span, message=message, fix=Fix.display(title))
