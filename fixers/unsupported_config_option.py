@@ -61,7 +61,7 @@ from dataclasses import replace
 
 from autofix.edits import Fix
 from autofix.fixer import Finding, fixer
-from autofix.fixers._argparse import exact, in_config_file
+from autofix.fixers._argparse import exact, in_config_file, parsed_by_sglang
 from autofix.knowledge.options import Option, OptionTable, all_tables
 from autofix.model import Arg, Flag, Launch, NewFlag
 
@@ -101,6 +101,8 @@ def command_line_flag(option: Option, spelling: str, values: list[str | None]) -
     releases=("0.5.17", "0.5.23"),
 )
 def check(launch: Launch) -> Iterator[Finding]:
+    if not parsed_by_sglang(launch):
+        return
     for flag in launch.flags:
         if not in_config_file(flag) or flag.name.text is None or not flag.spelling.startswith("--"):
             continue
@@ -127,4 +129,6 @@ def _move(launch: Launch, flag: Flag, option: Option | None, spelling: str) -> F
     if new is None:
         return Fix.display(title)
     added = launch.config[-1].container.insert_after(launch.config, new)
-    return Fix.unsafe(f"Move `{' '.join(new.tokens())}` to the command line", removed + added) if added else Fix.display(title)
+    if not added:
+        return Fix.display(title)
+    return Fix.unsafe(f"Move `{' '.join(new.tokens())}` to the command line", removed + added)
