@@ -12,7 +12,8 @@ bare `--config server.yaml` that SGLang looks for.
 spelling reaches argparse, which stores it in an unused `config` field: the
 file is silently ignored and the server runs on defaults. When the file held
 the model, SGLang refuses to start with
-`error: the following arguments are required: --model-path/--model`.
+`error: the following arguments are required: --model-path/--model`
+(`sglang serve` wants the model on its own command line in any case).
 
 ## Example
 ```sh
