@@ -2,9 +2,11 @@
 
 pre-commit builds a virtualenv and pip-installs autofix into it from a
 snapshot of this repository (its HEAD plus the uncommitted changes to tracked
-files, as try-repo itself would take them): once per test session, in a
-PRE_COMMIT_HOME of its own. Skipped when pre-commit is not installed, unless
-AUTOFIX_REQUIRE_ORACLE is set (CI), where that is a failure.
+files, as try-repo itself would take them). `try-repo` installs into a store
+of its own each time, so one test runs it and the others run `pre-commit run`
+with the configuration try-repo would write, in a PRE_COMMIT_HOME shared by
+the session: two installs in all. Skipped when pre-commit is not installed,
+unless AUTOFIX_REQUIRE_ORACLE is set (CI), where that is a failure.
 """
 
 from __future__ import annotations
@@ -90,14 +92,25 @@ def commit(repo: Path, files: dict[str, str]) -> None:
     _git("commit", "--quiet", "--no-verify", "-m", "launches", cwd=repo)
 
 
-def try_repo(hook_repo: tuple[Path, str, Path], repo: Path, hook: str) -> subprocess.CompletedProcess:
-    snapshot, sha, home = hook_repo
-    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+def _pre_commit(hook_repo: tuple[Path, str, Path], repo: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(hook_repo[2]), "PRE_COMMIT_COLOR": "never"}
     env.pop("PRE_COMMIT", None)
-    return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(snapshot), hook, "--ref", sha, "--all-files"],
-        cwd=repo, env=env, capture_output=True, text=True, timeout=900,
-    )
+    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=900)
+
+
+def try_repo(hook_repo: tuple[Path, str, Path], repo: Path, hook: str) -> subprocess.CompletedProcess:
+    """`pre-commit try-repo` on the snapshot: what a hook author runs (it installs afresh each time)."""
+    snapshot, sha, _ = hook_repo
+    return _pre_commit(hook_repo, repo, "try-repo", str(snapshot), hook, "--ref", sha, "--all-files")
+
+
+def run_hook(hook_repo: tuple[Path, str, Path], repo: Path, hook: str) -> subprocess.CompletedProcess:
+    """`pre-commit run` with the configuration try-repo writes, installed once per session."""
+    snapshot, sha, _ = hook_repo
+    config = repo.parent / f"{hook}-pre-commit-config.yaml"
+    config.write_text(f"repos:\n- repo: {snapshot}\n  rev: {sha}\n  hooks:\n  - id: {hook}\n")
+    return _pre_commit(hook_repo, repo, "run", "--config", str(config), "--all-files", hook)
 
 
 # -- the hooks, run by pre-commit --------------------------------------------------------------------
@@ -112,20 +125,20 @@ def test_autofix_hook_rewrites_a_bad_launch_and_fails(hook_repo, scratch: Path) 
     assert (scratch / "serve/ok.sh").read_bytes() == CLEAN.encode()
     # Once fixed, the hook passes.
     _git("commit", "--quiet", "--no-verify", "-am", "fixed", cwd=scratch)
-    again = try_repo(hook_repo, scratch, "autofix")
+    again = run_hook(hook_repo, scratch, "autofix")
     assert again.returncode == 0, again.stdout + again.stderr
 
 
 def test_autofix_hook_passes_on_a_clean_repository(hook_repo, scratch: Path) -> None:  # noqa: ANN001
     commit(scratch, {"launch.sh": CLEAN, "README.md": "# serving\n\n```sh\n" + CLEAN + "```\n"})
-    result = try_repo(hook_repo, scratch, "autofix")
+    result = run_hook(hook_repo, scratch, "autofix")
     assert result.returncode == 0, result.stdout + result.stderr
     assert (scratch / "launch.sh").read_bytes() == CLEAN.encode()
 
 
 def test_check_hook_fails_and_writes_nothing(hook_repo, scratch: Path) -> None:  # noqa: ANN001
     commit(scratch, {"launch.sh": BAD})
-    result = try_repo(hook_repo, scratch, "autofix-check")
+    result = run_hook(hook_repo, scratch, "autofix-check")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "SGL001" in result.stdout
     assert (scratch / "launch.sh").read_bytes() == BAD.encode()
@@ -133,14 +146,14 @@ def test_check_hook_fails_and_writes_nothing(hook_repo, scratch: Path) -> None: 
 
 def test_check_hook_passes_on_a_clean_repository(hook_repo, scratch: Path) -> None:  # noqa: ANN001
     commit(scratch, {"launch.sh": CLEAN})
-    result = try_repo(hook_repo, scratch, "autofix-check")
+    result = run_hook(hook_repo, scratch, "autofix-check")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_hooks_honour_the_configured_exclude(hook_repo, scratch: Path) -> None:  # noqa: ANN001
     """pre-commit names every file; the hooks pass --force-exclude so `exclude` still holds."""
     commit(scratch, {"vendor/launch.sh": BAD, "pyproject.toml": '[tool.autofix]\nextend-exclude = ["vendor/"]\n'})
-    result = try_repo(hook_repo, scratch, "autofix-check")
+    result = run_hook(hook_repo, scratch, "autofix-check")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
