@@ -125,7 +125,7 @@ def main(
         sys.exit(_explain(explain))
     try:
         resolver = Resolver(config_file, Overrides(tuple(_codes(select)), tuple(_codes(extend_select)),
-                                                   tuple(_codes(ignore)), sglang_version, unsafe_fixes))
+                                                   tuple(_codes(ignore)), sglang_version, unsafe_fixes, gpu))
         config = resolver.for_dir(Path.cwd())
         resolver.effective(Path.cwd())  # its errors name the file before anything runs
     except ConfigError as exc:
@@ -295,7 +295,7 @@ class _Checker:
         settings = run.resolver.effective(path)  # the nearest configuration's, or --config's
         result = _check(run, name, data, spec, settings.fixers_for(path), settings.release, settings.unsafe,
                         self.releases[folder], ModelLookup(folder, self.roots), ConfigReader(folder, self.roots),
-                        only_config, unused=settings.reports_unused_for(path))
+                        only_config, unused=settings.reports_unused_for(path), gpu=settings.gpu)
         if result is None or run.mode not in ("fix", "add-ignore"):
             return
         written = [(path, result.source, result.text)] if result.changed else []
@@ -321,7 +321,7 @@ def _stdin(run: Run, fixers, release, unsafe, name: str, config: Config) -> None
     settings = run.resolver.effective(Path(name))
     result = _check(run, name, data, spec, settings.fixers_for(Path(name)), settings.release, settings.unsafe,
                     neighbour_release(folder), ModelLookup(folder, [Path.cwd()]),
-                    unused=settings.reports_unused_for(Path(name)))
+                    unused=settings.reports_unused_for(Path(name)), gpu=settings.gpu)
     if run.mode in ("fix", "add-ignore"):
         sys.stdout.buffer.write(result.source.encode(result.text) if result else data)
         sys.stdout.buffer.flush()
@@ -364,7 +364,7 @@ def _add_ignore(run: Run, name, source, spec, settings):  # noqa: ANN001, ANN202
 
 
 def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, lookup,  # noqa: ANN001, ANN202
-           reader=None, only_config=None, unused=False):  # noqa: ANN001
+           reader=None, only_config=None, unused=False, gpu=None):  # noqa: ANN001
     from autofix import report
     from autofix.pipeline import Settings, fix_text
 
@@ -373,7 +373,8 @@ def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, looku
     except DecodeError as exc:
         run.error(f"{name}: cannot decode: {exc}")
         return None
-    settings = Settings(fixers, release, neighbour, unsafe, lookup, reader, only_config, gpu=run.gpu,
+    # The file's own GPU: --gpu, else its closest configuration's `gpu`.
+    settings = Settings(fixers, release, neighbour, unsafe, lookup, reader, only_config, gpu=gpu,
                         unused_suppressions=unused)
     if run.mode == "add-ignore":
         return _add_ignore(run, name, source, spec, settings)

@@ -284,6 +284,7 @@ class Overrides:
     ignore: tuple[str, ...] = ()
     sglang_version: str | None = None
     unsafe_fixes: bool = False
+    gpu: str | None = None  # --gpu
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +296,7 @@ class Effective:
     release: str | None
     unsafe: bool
     unused_suppressions: bool  # AF100 is selected
+    gpu: object = None  # autofix.knowledge.gpus.Gpu: --gpu, else the configuration's `gpu`; None: GPU rules off
 
     def fixers_for(self, path: Path) -> list:
         """The fixers for one file: the selected ones less its per-file-ignores."""
@@ -317,6 +319,7 @@ class Effective:
             "fixers": [fx.code for fx in self.fixers_for(path)]
             + (["AF100"] if self.reports_unused_for(path) else []),
             "release": self.release,  # None: detected per launch
+            "gpu": getattr(self.gpu, "name", None),
             "unsafe": self.unsafe,
             "settings": self.config.settings(),
         }
@@ -346,6 +349,13 @@ def _effective(config: Config, overrides: Overrides, only: set[str] | None) -> E
             raise ConfigError(f"{where}: `{key}`: unknown fixer code or name: {unknown[0]}")
     if config.sglang_version is not None and parse_release(config.sglang_version) is None:
         raise ConfigError(f"{where}: `sglang-version`: not a release: {config.sglang_version}")
+    gpu = None
+    if overrides.gpu or config.gpu:
+        from autofix.knowledge.gpus import gpu_named
+
+        gpu = gpu_named(overrides.gpu or config.gpu)
+        if gpu is None and not overrides.gpu:
+            raise ConfigError(f"{where}: `gpu`: unknown GPU {config.gpu!r}")
     select = list(overrides.select) or list(config.select)
     extend = [*config.extend_select, *overrides.extend_select]
     ignore = [*config.ignore, *overrides.ignore]
@@ -363,4 +373,5 @@ def _effective(config: Config, overrides: Overrides, only: set[str] | None) -> E
         overrides.sglang_version or config.sglang_version,
         overrides.unsafe_fixes or config.unsafe_fixes,
         unused,
+        gpu,
     )

@@ -102,6 +102,27 @@ def test_stdin_uses_the_configuration_of_stdin_filename(tree: Path) -> None:
     assert invoke("--stdin-filename", "loud/launch.sh", "-", stdin=BAD).exit_code == 1
 
 
+def test_gpu_is_resolved_per_file(tree: Path) -> None:
+    # trtllm_mla needs a Blackwell GPU (SGL200): each package names its own.
+    launch = ("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 "
+              "--attention-backend trtllm_mla --kv-cache-dtype fp8_e4m3\n")
+    write(tree / "hopper/.autofix.toml", 'gpu = "h100"\n')
+    write(tree / "blackwell/.autofix.toml", 'gpu = "b200"\n')
+    write(tree / "unknown/.autofix.toml", "")
+    for folder in ("hopper", "blackwell", "unknown"):
+        write(tree / folder / "launch.sh", launch)
+    result = invoke(".")
+    assert {line.split(":")[0] for line in result.stdout.splitlines() if "SGL200" in line} == {"hopper/launch.sh"}
+    # --gpu wins over every configuration.
+    result = invoke("--gpu", "h100", ".")
+    assert {line.split(":")[0] for line in result.stdout.splitlines() if "SGL200" in line} == {
+        "hopper/launch.sh", "blackwell/launch.sh", "unknown/launch.sh"}
+    write(tree / "unknown/.autofix.toml", 'gpu = "h1000"\n')
+    result = invoke(".")
+    assert result.exit_code == 2
+    assert f"{tree / 'unknown/.autofix.toml'}: `gpu`: unknown GPU 'h1000'" in result.stderr
+
+
 # -- exclude and extend-exclude --------------------------------------------------------------------
 
 
