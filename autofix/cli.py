@@ -160,7 +160,7 @@ def main(
         raise click.UsageError(f"--sglang-version: not a release: {release}")
     run = Run("add-ignore" if add_ignore else "diff" if diff_mode else "fix" if fix_mode else "check", fmt)
     run.resolver, run.force_exclude = resolver, force_exclude
-    resolver.only = None if from_log is None else {fx.code for fx in fixers}
+    resolver.restrict(None if from_log is None else {fx.code for fx in fixers})
     gpu_name = gpu or config.gpu
     if gpu_name is not None:
         run.gpu = gpu_named(gpu_name)

@@ -261,6 +261,11 @@ class Resolver:
         """Whether the configuration of path's folder excludes path."""
         return self.for_dir(Path(os.path.abspath(path)).parent).excludes(path, is_dir)
 
+    def restrict(self, codes: set[str] | None) -> None:
+        """Let only these fixer codes run (--from-log); None: no limit."""
+        self.only = codes
+        self._effective.clear()
+
     def effective(self, path: Path) -> Effective:
         """What applies to a file: its configuration with the command line on top."""
         config = self.for_path(path)
