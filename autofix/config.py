@@ -23,9 +23,10 @@ __all__ = [
     "show_text",
 ]
 
-KEYS = frozenset(
-    {"select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "sglang-version", "unsafe-fixes", "gpu"}
-)
+KEYS = frozenset({
+    "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "sglang-version",
+    "unsafe-fixes", "gpu",
+})
 # In one folder, the first of these that holds autofix settings is its configuration.
 CONFIG_NAMES = (".autofix.toml", "pyproject.toml")
 # Folders a walk skips unless the configuration's `exclude` replaces this list.
