@@ -66,7 +66,8 @@ def test_fixer_reads_only_options_the_tables_know(fx: Fixer) -> None:
     source = Path(fx.check.__code__.co_filename).read_text()
     dests = set(re.findall(r"""launch\.(?:flag|value|int_value|all|remove_all|set_flag)\(\s*["'](\w+)["']""", source))
     dests |= set(re.findall(r'"(\w+_backend)"', source))
-    assert dests, "no option read?"
+    # The argparse-level fixers (SGL100-SGL119) read every written flag through the launch's own table.
+    assert dests or "for flag in launch.flags" in source, "no option read?"
     for release in releases_of(fx):
         known = table(release)
         missing = sorted(d for d in dests if known.by_dest(d) is None)
