@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from autofix.edits import Edit, Fix, choose, splice
 from autofix.fixer import Finding, Fixer
 from autofix.formats import FORMATS, FormatSpec, load
-from autofix.knowledge.gpus import Gpu
+from autofix.knowledge.gpus import Gpu, gpu_named
 from autofix.knowledge.options import OptionTable, table
 from autofix.knowledge.releases import parse_release
 from autofix.model import Launch, Unresolvable
@@ -60,6 +60,13 @@ class Settings:
     gpu: Gpu | None = None  # --gpu; fixers with gpu=True run only when it is known
     # AF100: report the suppression comments of the checked text that suppress nothing.
     unused_suppressions: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.gpu, str):  # a name, as `--gpu` takes it
+            gpu = gpu_named(self.gpu)
+            if gpu is None:
+                raise ValueError(f"unknown GPU {self.gpu!r}")
+            object.__setattr__(self, "gpu", gpu)
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,6 +86,12 @@ def test_gpu_rules_run_only_when_a_gpu_is_named() -> None:
     assert "SGL200" not in codes(TRTLLM_MLA, "b200")
 
 
+def test_settings_take_a_gpu_name_too() -> None:
+    assert Settings([], gpu="H100-SXM").gpu == gpu_named("h100")
+    with pytest.raises(ValueError, match="unknown GPU"):
+        Settings([], gpu="h1000")
+
+
 # -- the command line and the configuration -------------------------------------------
 
 
