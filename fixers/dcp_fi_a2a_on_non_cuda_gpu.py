@@ -11,7 +11,8 @@ SGLang refuses to start. `handle_decode_context_parallelism` raises
 (SGLang 0.5.17 to 0.5.19 word it `... which requires an NVIDIA CUDA platform
 with SM90+ and MNNVL fabric memory (e.g. GB200 NVL72). ...`.) FlashInfer's
 MNNVL kernel exists only on CUDA. With `--dcp-size` 1 SGLang refuses
-`fi_a2a` for another reason first.
+`fi_a2a` for another reason first; Kimi-K3 (and a model autofix cannot name)
+is left alone, as Kimi-K3's own DCP overrides choose the exchange.
 
 ## Example
 `--gpu mi300x`
@@ -67,6 +68,10 @@ def check(launch: Launch) -> Iterator[Finding]:
         return
     # With --dcp-size 1 SGLang refuses any a2a backend first, for another reason.
     if launch.int_value("dcp_size") <= 1:
+        return
+    # Kimi-K3 DCP picks its own exchange (before 0.5.20 it overwrites this flag) and
+    # checks its own decode kernels first: stay quiet where the model may be Kimi-K3.
+    if launch.model.is_kimi_k3 is not False:
         return
     yield Finding(
         at=backend.span,
