@@ -16,24 +16,22 @@ and replicate the Q projection by itself.
 
 ## Example
 ```sh
-# requirements: sglang==0.5.19
-sglang serve deepseek-ai/DeepSeek-V3 --tp 8 --dcp-size 8 --dcp-replicate-q-proj
+sglang serve deepseek-ai/DeepSeek-V3 --tp 8 --dcp-size 8 --dcp-comm-backend ag_rs --dcp-replicate-q-proj
 ```
 
 ## Use instead
 ```sh
-# requirements: sglang==0.5.19
-sglang serve deepseek-ai/DeepSeek-V3 --tp 8 --dcp-size 8 --dcp-replicate-q-proj --dcp-comm-backend a2a
+sglang serve deepseek-ai/DeepSeek-V3 --tp 8 --dcp-size 8 --dcp-comm-backend a2a --dcp-replicate-q-proj
 ```
 
 ## Fix safety
-Safe when no backend is written: the fix adds `--dcp-comm-backend a2a`, the
-backend the flag asks for (use `fi_a2a` on an MNNVL fabric such as GB200
-NVL72). For Kimi-K3 the fix removes `--dcp-replicate-q-proj` instead: Kimi-K3
-DCP turns it on and picks `a2a` or `fi_a2a` itself. Unsafe when
-`--dcp-comm-backend ag_rs` is written: the two flags ask for different
-backends, and the fix keeps the replicated Q projection by changing `ag_rs` to
-`a2a`.
+Unsafe when `--dcp-comm-backend ag_rs` is written, as in the Example: the two
+flags ask for different backends, and the fix keeps the replicated Q
+projection by changing `ag_rs` to `a2a`. Safe when no backend is written
+(0.5.17 to 0.5.19): the fix adds `--dcp-comm-backend a2a`, the backend the
+flag asks for (use `fi_a2a` on an MNNVL fabric such as GB200 NVL72); for
+Kimi-K3 it removes `--dcp-replicate-q-proj` instead, since Kimi-K3 DCP turns
+it on and picks `a2a` or `fi_a2a` itself.
 """
 
 from __future__ import annotations
