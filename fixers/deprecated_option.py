@@ -32,7 +32,10 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --cuda-graph-max-bs-de
 Safe: the deprecated action stores the value where the new option does, so
 the launch does the same thing. Deprecated flags whose replacement is a
 value of another option (`--disable-cuda-graph`, `--enable-dp-attention`,
-`--enforce-piecewise-cuda-graph`) are not reported.
+`--enforce-piecewise-cuda-graph`) are not reported, and neither are keys of
+a `--config` file: 0.5.17 to 0.5.19's config merger refuses the new keys
+(their destination is shared with a deprecated action), so the old key is
+the only one a config file can hold there.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from collections.abc import Iterator
 
 from autofix.edits import Fix
 from autofix.fixer import Finding, fixer
-from autofix.fixers._argparse import accepts, value_count, value_texts
+from autofix.fixers._argparse import accepts, in_config_file, value_count, value_texts
 from autofix.knowledge.options import Option, all_tables
 from autofix.model import Flag, Launch
 
@@ -58,6 +61,8 @@ def current(launch: Launch, flag: Flag) -> Option | None:
         return None
     if not accepts(new, value_texts(flag), value_count(flag)):
         return None
+    if in_config_file(flag) and new.primary[2:].replace("-", "_") in launch.table.config_unsupported:
+        return None  # the config merger refuses the new key (its destination is shared with the old flag)
     if launch.release is None:
         # Unpinned: the new name must mean the same wherever the old one is deprecated.
         for t in all_tables():

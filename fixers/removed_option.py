@@ -44,7 +44,9 @@ from collections.abc import Iterator
 
 from autofix.edits import Fix
 from autofix.fixer import Finding, fixer
-from autofix.fixers._argparse import accepts, exact, older_tables, parsed_by_sglang, value_count, value_texts
+from autofix.fixers._argparse import (
+    accepts, exact, in_config_file, older_tables, parsed_by_sglang, value_count, value_texts,
+)
 from autofix.knowledge.options import Option, OptionTable
 from autofix.model import Flag, Launch
 
@@ -88,6 +90,8 @@ def check(launch: Launch) -> Iterator[Finding]:
         old = exact(last, flag.spelling)
         message = f"SGLang {launch.release} has no `{flag.spelling}`: SGLang {last.release} was the last to have it"
         new = replacement(old, launch.table, flag)  # type: ignore[arg-type]
+        if new is not None and in_config_file(flag) and new.dest in launch.table.config_unsupported:
+            new = None  # the config merger would refuse the new key
         if new is None:
             yield Finding(at=flag.span, message=message)
             continue
