@@ -66,5 +66,6 @@ def check(launch: Launch) -> Iterator[Finding]:
         # The new flag goes after the flag before it: an insertion inside a removal would be lost.
         before = [f for f in launch.flags if f.span.end <= prefill.span.start]
         added = launch.set_flag("decode_attention_backend", CUTEDSL, after=before[-1]) if before else ()
-        fix = Fix.unsafe("Use `--decode-attention-backend cutedsl_mla` instead", [*removed, *added] if added and removed else ())
+        edits = [*removed, *added] if added and removed else []
+        fix = Fix.unsafe("Use `--decode-attention-backend cutedsl_mla` instead", edits)
     yield Finding(at=prefill.span, message=message, fix=fix)

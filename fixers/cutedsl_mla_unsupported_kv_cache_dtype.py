@@ -82,9 +82,8 @@ def check(launch: Launch) -> Iterator[Finding]:
     aliased = launch.release is not None and parse_release(launch.release) >= (0, 5, 23)  # type: ignore[operator]
     if aliased and "tokenspeed_mla" in (values["attention_backend"], values["decode_attention_backend"]):
         return
-    message = f"`cutedsl_mla` reads a KV cache of fp8_e4m3, bf16 or auto only, got `{dtype}`"
-    if not cutedsl:
-        message = f"Kimi-K3 with DCP decodes with `cutedsl_mla`, which reads a KV cache of fp8_e4m3, bf16 or auto only, got `{dtype}`"
+    reads = f"reads a KV cache of fp8_e4m3, bf16 or auto only, got `{dtype}`"
+    message = f"`cutedsl_mla` {reads}" if cutedsl else f"Kimi-K3 with DCP decodes with `cutedsl_mla`, which {reads}"
     title = "Set `--kv-cache-dtype fp8_e4m3`"
     edits = launch.replace_value(kv, "fp8_e4m3")
     fix = Fix.safe(title, edits) if dtype in SAME_SIZE else Fix.unsafe(title, edits)

@@ -60,7 +60,8 @@ def check(launch: Launch) -> Iterator[Finding]:
     if not wrong:
         return  # flashinfer, or backends SGLang picks from the GPU
     # The flags that decide each phase: its own, else --attention-backend.
-    deciding = {launch.flag(dest) or launch.flag("attention_backend") for dest in ("prefill_attention_backend", "decode_attention_backend")}
+    attention = launch.flag("attention_backend")
+    deciding = {launch.flag(dest) or attention for dest in ("prefill_attention_backend", "decode_attention_backend")}
     flags = sorted((f for f in deciding if f is not None and f.value != FLASHINFER), key=lambda f: f.span.start)
     edits = [e for f in flags for e in launch.replace_value(f, FLASHINFER)]
     message = f"multi-item scoring needs flashinfer attention, got prefill `{prefill}`, decode `{decode}`"

@@ -77,7 +77,10 @@ def check(launch: Launch) -> Iterator[Finding]:
     page = page_size(launch)
     if page is None or page <= 1:
         return
-    message = f"an EAGLE draft tree (`--speculative-eagle-topk {topk.value}`) on pages of {page} needs flashinfer, fa3 or triton attention, got `{backend}`"
+    message = (
+        f"an EAGLE draft tree (`--speculative-eagle-topk {topk.value}`) on pages of {page} "
+        f"needs flashinfer, fa3 or triton attention, got `{backend}`"
+    )
     title = "Set `--speculative-eagle-topk 1`"
     edits = launch.replace_value(topk, "1")
     forced = any(written(launch, dest) in FORCE_PAGES for dest in PHASES)

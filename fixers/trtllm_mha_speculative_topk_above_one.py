@@ -62,4 +62,5 @@ def check(launch: Launch) -> Iterator[Finding]:
     if TRTLLM_MHA not in phase_backends(launch):
         return
     message = f"`trtllm_mha` verifies EAGLE drafts with `--speculative-eagle-topk 1` only, got `{topk.value}`"
-    yield Finding(at=topk.span, message=message, fix=Fix.safe("Set `--speculative-eagle-topk 1`", launch.replace_value(topk, "1")))
+    fix = Fix.safe("Set `--speculative-eagle-topk 1`", launch.replace_value(topk, "1"))
+    yield Finding(at=topk.span, message=message, fix=fix)
