@@ -233,7 +233,7 @@ def _explain(word: str) -> int:
 
 
 def _files(run: Run, fixers, release, unsafe, targets, config: Config) -> None:  # noqa: ANN001
-    from autofix.files import ConfigIndex, display, walk
+    from autofix.files import ConfigIndex, display, real_path, walk
 
     for target in targets:
         if not target.exists() and not target.is_symlink():
@@ -241,7 +241,7 @@ def _files(run: Run, fixers, release, unsafe, targets, config: Config) -> None: 
     existing = [t for t in targets if t.exists()]
     roots = [t if t.is_dir() else t.parent for t in existing]
     candidates = list(walk(existing, run.resolver, run.force_exclude))
-    in_run = {c.path.resolve() for c in candidates if c.spec is not None}
+    in_run = {real_path(c.path) for c in candidates if c.spec is not None}
     index = ConfigIndex([*roots, Path.cwd()], run.resolver)
     checker = _Checker(run, fixers, release, unsafe, config, roots)
     from autofix.output.terminal import Progress
@@ -252,6 +252,10 @@ def _files(run: Run, fixers, release, unsafe, targets, config: Config) -> None: 
         run.progress.step(done, str(path))
         if candidate.spec is None:
             click.echo(f"autofix: {path}: not a launch file autofix can read (skipped)", err=True)
+            continue
+        if candidate.skip is not None:
+            _clear_progress(run)
+            click.echo(f"autofix: {path}: {candidate.skip} (skipped)", err=True)
             continue
         if candidate.spec.name == "yaml":
             readers = index.referrers(path)
@@ -277,12 +281,16 @@ class _Checker:
         self.releases: dict[Path, str | None] = {}
 
     def check(self, path: Path, name: str, only_config: str | None = None) -> None:
-        from autofix.files import ConfigReader, ModelLookup, neighbour_release, write_atomic
+        from autofix.files import ConfigReader, ModelLookup, NotRegularFile, neighbour_release, read_regular, write_atomic
         from autofix.formats import detect
 
         run = self.run
         try:
-            data = path.read_bytes()
+            data = read_regular(path)
+        except NotRegularFile:
+            _clear_progress(run)
+            click.echo(f"autofix: {path}: not a regular file (skipped)", err=True)
+            return
         except OSError as exc:
             run.error(f"{path}: cannot read: {exc.strerror or exc}")
             return

@@ -19,7 +19,8 @@ from autofix.pipeline import Linked, config_references, release_in_text
 from autofix.source import DecodeError, Source
 
 __all__ = [
-    "Candidate", "ConfigIndex", "ConfigReader", "ModelLookup", "display", "neighbour_release", "walk", "write_atomic",
+    "Candidate", "ConfigIndex", "ConfigReader", "ModelLookup", "display", "neighbour_release", "read_regular", "real_path", "walk",
+    "write_atomic",
 ]
 
 HEAD_BYTES = 128
@@ -33,6 +34,7 @@ INDEX_LIMIT = 20_000
 class Candidate:
     path: Path
     spec: FormatSpec | None  # None: given explicitly but of no known kind
+    skip: str | None = None  # why a walk does not check this file (reported, not read)
 
 
 def walk(paths: Sequence[Path], resolver: Resolver | None = None, force_exclude: bool = False) -> Iterator[Candidate]:
@@ -91,6 +93,7 @@ def _gitignore_spec(lines: Sequence[str]):  # noqa: ANN202 - pathspec.GitIgnoreS
 
 def _walk_dir(root: Path, excluded: Callable[[Path, bool], bool]) -> Iterator[Candidate]:
     ignores: list[tuple[str, object]] = []
+    real_root = os.path.realpath(root)
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
         gitignore = here / ".gitignore"
@@ -125,7 +128,37 @@ def _walk_dir(root: Path, excluded: Callable[[Path, bool], bool]) -> Iterator[Ca
             if spec is None and "." not in name:
                 spec = detect(name, _head(full))
             if spec is not None and not ignored(name, False):
+                if os.path.islink(full) and _outside(os.path.realpath(full), real_root):
+                    # As symlinked folders are not walked: a fix would write outside the tree.
+                    yield Candidate(full, spec, "symlink to a file outside the checked folder")
+                    continue
                 yield Candidate(full, spec)
+
+
+class NotRegularFile(OSError):
+    """A FIFO, socket or device where a file was expected: autofix does not read it (a FIFO would block)."""
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """A regular file's bytes (at most limit); a FIFO or device raises NotRegularFile without blocking.
+
+    The file is opened non-blocking and checked through its open descriptor, so
+    what is read is what was checked.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(0, "not a regular file", str(path))
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read() if limit is None else handle.read(limit)
+    finally:
+        os.close(fd)
+
+
+def _outside(path: str, root: str) -> bool:
+    return os.path.commonpath([path, root]) != root
 
 
 def _spec_of(path: Path) -> FormatSpec | None:
@@ -134,16 +167,18 @@ def _spec_of(path: Path) -> FormatSpec | None:
 
 def _head(path: Path) -> bytes:
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            return b""
-        with path.open("rb") as handle:
-            return handle.read(HEAD_BYTES)
+        return read_regular(path, HEAD_BYTES)
     except OSError:
         return b""
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write data beside path and rename it over path, keeping path's mode."""
+    """Write data beside path and rename it over path, keeping path's mode.
+
+    A symlink is written through (its target is replaced), so the link stays a link.
+    """
+    if os.path.islink(path):
+        path = real_path(path)
     mode = stat.S_IMODE(path.stat().st_mode)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".autofix", dir=path.parent)
     try:
@@ -195,8 +230,7 @@ def neighbour_release(folder: Path) -> str | None:
 
 def _read_small(path: Path, limit: int = 1 << 20) -> str:
     try:
-        with path.open("rb") as handle:
-            return handle.read(limit).decode("utf-8", errors="replace")
+        return read_regular(path, limit).decode("utf-8", errors="replace")
     except OSError:
         return ""
 
@@ -230,7 +264,7 @@ def _architecture(config: Path, roots: tuple[Path, ...]) -> str | None:
             return None
         if not resolved.is_file() or resolved.stat().st_size > CONFIG_JSON_LIMIT:
             return None
-        data = json.loads(resolved.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(resolved, CONFIG_JSON_LIMIT + 1).decode("utf-8"))
     except (OSError, ValueError, RuntimeError):
         return None
     archs = data.get("architectures") if isinstance(data, dict) else None
@@ -242,9 +276,17 @@ def _architecture(config: Path, roots: tuple[Path, ...]) -> str | None:
 # -- launches split across files: `--config FILE` ----------------------------------------
 
 
+def real_path(path: Path) -> Path:
+    """path with its symlinks resolved; a symlink loop or a dangling link is resolved as far as it goes.
+
+    (Path.resolve raises RuntimeError on a loop before Python 3.13; os.path.realpath does not.)
+    """
+    return Path(os.path.realpath(path))
+
+
 def display(path: Path) -> str:
     """How autofix names a file it was not given: relative to the working directory when inside it."""
-    resolved = path.resolve()
+    resolved = real_path(path)
     try:
         return resolved.relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
@@ -282,7 +324,7 @@ class ConfigReader:
         try:
             if path.stat().st_size > CONFIG_YAML_LIMIT:
                 return None
-            source = Source.decode(path.read_bytes())
+            source = Source.decode(read_regular(path, CONFIG_YAML_LIMIT + 1))
         except (OSError, DecodeError):
             return None
         return Linked(display(path), source)
@@ -303,7 +345,7 @@ class ConfigIndex:
 
     def referrers(self, config: Path) -> list[Path]:
         """The launch files whose launches read config."""
-        target = config.resolve()
+        target = real_path(config)
         name = target.name.encode("utf-8", "surrogateescape")
         return [
             path for path, spec, data in self._files()
@@ -333,7 +375,7 @@ class ConfigIndex:
             for count, candidate in enumerate(walk(self.roots, self.resolver)):
                 if count >= INDEX_LIMIT:
                     break
-                path = candidate.path.resolve()
+                path = real_path(candidate.path)
                 if candidate.spec is None or path in seen:
                     continue
                 seen.add(path)
@@ -347,6 +389,6 @@ def _read_bytes(path: Path, limit: int = 1 << 22) -> bytes | None:
     try:
         if path.stat().st_size > limit:
             return None
-        return path.read_bytes()
+        return read_regular(path, limit + 1)
     except OSError:
         return None

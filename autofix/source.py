@@ -47,11 +47,11 @@ class Source:
 
     @classmethod
     def decode(cls, data: bytes) -> Source:
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            raise DecodeError("UTF-16 text is not supported")
         if b"\x00" in data:
             raise DecodeError("binary file (NUL byte)")
         bom = data.startswith(codecs.BOM_UTF8)
-        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-            raise DecodeError("UTF-16 text is not supported")
         try:
             text = data[3 if bom else 0 :].decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -21,6 +21,8 @@ class FormatSpec:
     needles: tuple[bytes, ...]
 
     def worth_parsing(self, data: bytes) -> bool:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16: parsed to be reported as unreadable
+            data = data.decode("utf-16", errors="replace").encode("utf-8")
         return any(needle in data for needle in self.needles)
 
 
