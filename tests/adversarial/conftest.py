@@ -1,0 +1,12 @@
+"""Prints what the adversarial suite tried: cases, crashes, corrupted files, properties, fuzz inputs."""
+
+from __future__ import annotations
+
+import adversarial_tree
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ANN001, ANN201, ARG001
+    stats = adversarial_tree.STATS
+    if any(stats.values()):
+        terminalreporter.write_sep("-", "autofix adversarial figures")
+        terminalreporter.write_line(", ".join(f"{key}: {value}" for key, value in stats.items()))
