@@ -19,6 +19,9 @@ OWN_ATTENTION_RULES = frozenset(
     {"DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM", "Glm5NextForConditionalGeneration", "DeepseekV4ForCausalLM"}
 )
 
+# Backends SGLang's attention registry refuses for a model that is not MLA.
+MLA_ONLY = frozenset({"flashmla", "cutlass_mla", "trtllm_mla", "tokenspeed_mla", "cutedsl_mla"})
+
 # Backends whose page size SGLang sets from the GPU, the platform or the model.
 _PAGE_FROM_HARDWARE = frozenset(
     {"fa4", "intel_xpu", "intel_amx", "aiter", "ascend", "wave", "dsa", "nsa", "dsv4", "compressed"}
@@ -84,6 +87,10 @@ def page_size(launch: Launch) -> int | None:
     if {attention, prefill, decode} & _PAGE_FROM_HARDWARE or owns_attention_rules(launch):
         return None
     if launch.flag("dllm_algorithm") is not None:
+        return None
+    # A backend the model cannot use is refused (and removed by its fixer) before the page matters.
+    mla = launch.model.mla
+    if mla is False and {attention, prefill, decode} & MLA_ONLY or mla is True and "trtllm_mha" in {attention, prefill, decode}:
         return None
     page: int | None = launch.int_value("page_size") if launch.flag("page_size") is not None else None
     decoding = {attention, decode}

@@ -31,7 +31,8 @@ of the page size (up to one page when it is smaller), which changes the
 prefill chunk by less than a page and never raises peak memory. Launches
 where the page size depends on the GPU (no `--attention-backend`, `fa4`,
 `aiter`, ...), on the model (DeepSeek-V3.2, GLM-5, DeepSeek-V4, diffusion
-LLMs), or where SGLang rescales the chunk (`--enable-dp-attention`,
+LLMs, an MLA backend on a model that is not MLA, which its own fixer
+removes), or where SGLang rescales the chunk (`--enable-dp-attention`,
 `--enable-mis`, `--is-embedding`) are left alone.
 """
 
