@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
+import os
 import sys
 import types
 
@@ -144,6 +145,10 @@ def install_torchvision_stub() -> None:
 
 
 install_torchvision_stub()
+
+# No network: a rule that reads a model's config must not reach the Hub.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 # ---------------------------------------------------------------------------
 
@@ -806,19 +811,44 @@ def locate(pattern: str) -> tuple[RuleFunction, ...]:
 
 @functools.cache
 def _pipeline_text() -> str:
-    """The source of what runs the handlers, in order: the ranks of rule functions."""
-    parts = []
+    """The source of what runs the handlers, in order, with each ``self._x()``
+    method it calls written out in place (0.5.17/0.5.18 reach the passes
+    through such methods): the ranks of rule functions."""
     for module, name in (
         ("sglang.srt.arg_groups.pipeline", "run_resolution_pipeline"),  # 0.5.19+
         ("sglang.srt.server_args", "ServerArgs.__post_init__"),  # 0.5.17/0.5.18
-        ("sglang.srt.server_args", "ServerArgs._handle_other_validations"),
     ):
         try:
-            function = RuleFunction(module, name, 0).resolve()
-            parts.append(inspect.getsource(function))
+            text = inspect.getsource(RuleFunction(module, name, 0).resolve())
         except (ModuleNotFoundError, AttributeError, OSError, TypeError):
             continue
-    return "\n".join(parts)
+        cls = server_args_class()
+
+        def inline(match: re.Match) -> str:
+            method = getattr(cls, match[1], None)
+            try:
+                return match[0] + "\n" + inspect.getsource(method) if inspect.isfunction(method) else match[0]
+            except (OSError, TypeError):
+                return match[0]
+
+        return re.sub(r"self\.(_\w+)\(", inline, text)
+    return ""
+
+
+# Steps that are not rules but which a rule reads the result of: ranked and run like rules.
+_RESOLVERS = ("_data_parallelism_defaults", "_page_size_default")
+# Where the pipeline applies model overrides (Kimi-K3's among them).
+_MODEL_OVERRIDES = ("handle_model_specific_adjustments(", "_handle_model_specific_adjustments(")
+
+
+def named(name: str) -> tuple[RuleFunction, ...]:
+    """The module-level functions of this release called name."""
+    return tuple(
+        RuleFunction(module, qualname, node.lineno)
+        for module, tree in _rule_sources()
+        for qualname, node in _callables(tree)
+        if qualname == name
+    )
 
 
 def _rank(function: RuleFunction) -> tuple[int, str, int]:
@@ -826,22 +856,41 @@ def _rank(function: RuleFunction) -> tuple[int, str, int]:
     unknown ones run last, in file order."""
     text = _pipeline_text()
     name = function.qualname.rsplit(".", 1)[-1]
-    at = text.find(name + "(")
-    if at < 0 and name.startswith("_"):
-        at = text.find(name.lstrip("_") + "(")
+    if name == "_kimi_k3_overrides":
+        return (min((i for i in (text.find(m) for m in _MODEL_OVERRIDES) if i >= 0), default=0), "", 0)
+    # A call, or a pass handed to run_post_process_pass.
+    found = re.search(rf"\b{re.escape(name)}\b(?=[(),])", text)
+    if found is None and name.startswith("_"):
+        found = re.search(rf"\b{re.escape(name.lstrip('_'))}\(", text)
+    at = found.start() if found else -1
     if at < 0:
         at = text.find("check_server_args(")
     return (at if at >= 0 else len(text), function.module, function.line)
 
 
-def _call(function: Callable, ns: Any) -> None:
-    """Call a rule with the arguments as its one parameter (self, server_args or view).
-    A pass that returns a dict declares it, as SGLang's pipeline would."""
-    declared = function(ns)
-    if isinstance(declared, dict) and declared:
-        ns._resolved_overrides.append((function.__name__, dict(declared)))
-        for key, value in declared.items():
-            setattr(ns, key, value)
+@functools.cache
+def probe_model_config(architecture: str) -> Any:
+    """A ModelConfig for a checkpoint of this architecture, built from a
+    stand-in HF config (no download): what rules that read the model see.
+    Attributes the stand-in cannot know answer False (``is_*``, ``has_*``)
+    or None."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    class ProbeModelConfig(ModelConfig):
+        def __getattr__(self, name: str) -> Any:
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return False if name.startswith(("is_", "has_", "use_", "enable_")) else None
+
+    config = ProbeModelConfig.__new__(ProbeModelConfig)
+    config.hf_config = _ProbeHFConfig(architecture, **_hints(True))
+    config.hf_text_config = config.hf_config
+    config.model_path = "autofix-probe"
+    try:
+        ModelConfig._derive_model_shapes(config)
+    except Exception:  # shapes after the attention decision; the decision is what rules read
+        pass
+    return config
 
 
 def resolved_defaults(raw: dict[str, Any]) -> dict[str, Any]:
@@ -860,26 +909,97 @@ def resolved_defaults(raw: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in fills.items() if k in raw and raw[k] is None}
 
 
+def _field_names(cls: type) -> set[str]:
+    if dataclasses.is_dataclass(cls):
+        return {f.name for f in dataclasses.fields(cls)}
+    return set(getattr(cls, "__struct_fields__", ()))  # 0.5.20+: a msgspec Struct
+
+
+def server_args_record(raw: dict[str, Any]) -> Any:
+    """A ServerArgs holding raw, as SGLang's pipeline finds it: its methods,
+    class-level fallbacks and type are the release's own. From 0.5.19 on,
+    construction resolves nothing, so the record is built as SGLang builds
+    it; before, ``__post_init__`` resolves, so it is skipped."""
+    cls = server_args_class()
+    fields = _field_names(cls)
+    if hasattr(cls, "resolve_once"):
+        record = cls(**{k: v for k, v in raw.items() if k in fields})
+        for key, value in raw.items():
+            if key not in fields:
+                object.__setattr__(record, key, value) if not hasattr(cls, "__struct_fields__") else setattr(record, key, value)
+    else:
+        record = cls.__new__(cls)
+        vars(record).update(raw)
+    record._resolved_overrides = []
+    record._raw_input = {k: v for k, v in raw.items() if k in fields}
+    return record
+
+
+def _first_parameter(function: Callable) -> str | None:
+    try:
+        return next(iter(inspect.signature(function).parameters), None)
+    except (TypeError, ValueError):
+        return None
+
+
+def _declare(record: Any, source: str, values: dict[str, Any]) -> None:
+    """Declare as the pipeline does: 0.5.19+ reads the stash; 0.5.17/0.5.18
+    read the fields, which are written too."""
+    if not values:
+        return
+    record._resolved_overrides.append((source, dict(values)))
+    if not hasattr(type(record), "resolve_once"):
+        vars(record).update(values)
+
+
 def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFunction]) -> dict[str, Any]:
     parsed = parse_one(list(case["argv"]), case.get("cwd"))
     result: dict[str, Any] = {"ok": parsed["ok"], "stage": "parse", "error": parsed["error"], "ran": []}
     if not parsed["ok"]:
         return result
-    seeds = run_rules(funcs, {"args": parsed["args"], "architecture": case.get("architecture")})
-    if not seeds["ok"]:
-        return {**result, "ok": False, "stage": "rules", "error": seeds["error"]}
+    architecture = case.get("architecture")
     raw = {**default_arguments(), **parsed["args"]}
-    ns = RuleArgs(**raw)
-    ns._resolved_overrides = []
-    for key, value in resolved_defaults(raw).items():
-        setattr(ns, key, value)
+    record = server_args_record(raw)
+    _declare(record, "autofix: resolved defaults", resolved_defaults(raw))
+    # The model, as rules that read it see it; an unknown one is a plain dense
+    # decoder (autofix reports nothing about a model it does not know).
+    model = probe_model_config(architecture or "LlamaForCausalLM")
+    vars(record)["_model_config"] = model  # 0.5.19+ memo
+    if not hasattr(type(record), "resolve_once"):
+        vars(record)["model_config"] = model  # 0.5.17/0.5.18 memo
+    steps = [*rules, *(f for name in _RESOLVERS for f in named(name))]
+    if architecture == KIMI_K3:
+        steps.append(RuleFunction(funcs.kimi_module.__name__, "_kimi_k3_overrides", 0))
+    post_pass = getattr(importlib.import_module("sglang.srt.arg_groups.overrides"), "run_post_process_pass", None)
     try:
-        funcs.deprecated(ns)
-        if case.get("architecture") == KIMI_K3:
-            _call(lambda args: funcs.kimi_overrides(args, None), ns)
-        for rule in rules:
-            result["ran"].append(rule.qualname)
-            _call(rule.resolve(), ns)
+        funcs.deprecated(record)
+        for step in sorted(set(steps), key=_rank):
+            result["ran"].append(step.qualname)
+            function = step.resolve()
+            if step.qualname == "_kimi_k3_overrides":
+                _declare(record, step.qualname, function(record, None))
+            elif post_pass is not None and _first_parameter(function) == "view":
+                # A pass: SGLang evaluates it on the resolving view and stashes what it declares.
+                stashed = len(record._resolved_overrides)
+                post_pass(record, function)
+                for source, declared in record._resolved_overrides[stashed:]:
+                    if not hasattr(type(record), "resolve_once"):
+                        vars(record).update(declared)  # 0.5.17/0.5.18 handlers read the fields
+            else:
+                declared = function(record)
+                if isinstance(declared, dict):
+                    _declare(record, step.qualname, declared)
+        # The attention registry's MLA/MHA guard, when the model runner starts.
+        if architecture is not None:
+            fields = {k: getattr(record, k) for k in _field_names(type(record))}
+            view = types.SimpleNamespace(**{**vars(record), **fields, **declared_overlay(record)})
+            use_mla = _is_mla(architecture, _hints(True))
+            prefill = view.prefill_attention_backend or view.attention_backend
+            decode = view.decode_attention_backend or view.attention_backend
+            for backend in dict.fromkeys(b for b in (prefill, decode) if b):
+                wants_mla = funcs.kind_guard(backend)
+                if wants_mla is not None and wants_mla != use_mla:
+                    funcs.backends[backend](types.SimpleNamespace(use_mla_backend=use_mla, server_args=view))
     except Exception as exc:  # AssertionError, ValueError, NotImplementedError ...
         return {**result, "ok": False, "stage": "rules", "error": exception_text(exc)}
     return {**result, "stage": "rules"}

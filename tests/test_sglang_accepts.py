@@ -1,9 +1,10 @@
 """SGLang's own judgement of the fixtures.
 
 Every launch autofix fixes in a fixture is refused by SGLang's own parser and
-rule functions with the fixer's record message (or that of a record the fixer
-says SGLang checks first), and the same launch in the
-`.fixed` file is one SGLang accepts. Runs against the parser environment that
+rule functions with the message of a fixer that reported it (or of a record
+such a fixer says SGLang checks first), and the same launch in the `.fixed`
+file passes SGLang's parser and every rule function of every fixer that holds
+in that release. Runs against the parser environment that
 `scripts/sglang_env.sh` builds; skipped with that reason when it is absent.
 Each release is asked once, with every case in one batch.
 """
@@ -18,40 +19,17 @@ from pathlib import Path
 import pytest
 
 import oracle
-from autofix.fixer import all_fixers, select
-from autofix.formats import detect, load
-from autofix.knowledge.options import table
-from autofix.model import Launch
+from autofix.fixer import all_fixers, lookup, select
+from autofix.formats import detect
 from autofix.pipeline import Settings, fix_text, release_in_text
 from autofix.source import Source
+from judging import architecture_of, argv_of, gpu_in, launches_in, patterns_holding_in, refusals, releases_of
 from test_fixtures import FIXTURES, fixed_path
 
-# Releases in which the seed records hold, checked against SGLang itself.
+# Releases an unpinned fixture is judged in (where its fixers hold): SGLang
+# before and after the arg_groups split, and the release an unpinned launch
+# is checked as.
 RELEASES = ("0.5.18", "0.5.19", "0.5.22")
-# A stand-in architecture for a model family autofix knows only as "not MLA".
-NOT_MLA = "LlamaForCausalLM"
-
-
-def argv_of(launch: Launch) -> list[str] | None:
-    """The argv SGLang's parser would see, or None when part of it is unknown."""
-    if any(arg.text is None or arg.splat for arg in launch.args):
-        return None
-    argv = [arg.text for arg in launch.args]
-    if launch.form == "serve" and launch.positionals and launch.args[0] is launch.positionals[0]:
-        argv = ["--model-path", *argv]  # what `sglang serve MODEL` does before parsing
-    return argv  # type: ignore[return-value]
-
-
-def architecture_of(launch: Launch) -> str | None:
-    model = launch.model
-    if model.architecture is not None:
-        return model.architecture
-    return NOT_MLA if model.mla is False else None
-
-
-def launches_in(path: Path, text: str) -> list[Launch]:
-    release = release_in_text(text)
-    return load(detect(path.name)).find_launches(Source(text), table(release), release=release)
 
 
 @dataclass(frozen=True)
@@ -60,34 +38,43 @@ class Case:
     fixed: bool  # the launch as fixed, else as written
     argv: tuple[str, ...]
     architecture: str | None
-    patterns: frozenset[str]  # the records the launch was flagged for
+    gpu: str | None
+    patterns: frozenset[str]  # the messages SGLang may refuse the launch with
     releases: tuple[str, ...]
 
 
+def settings_for(text: str) -> Settings:
+    gpu = gpu_in(text)
+    return Settings(select(["ALL"]), **({"gpu": gpu} if gpu else {}))
+
+
 def flagged(case: Path) -> dict[int, set[str]]:
-    """Index of each launch autofix fixes in a fixture -> the record patterns of its findings."""
+    """Index of each launch autofix fixes in a fixture -> the codes of its fixable findings."""
     text = case.read_text(encoding="utf-8")
     source = Source(text)
     lines = [source.line_col(launch.span.start)[0] for launch in launches_in(case, text)]
     found: dict[int, set[str]] = {}
-    for r in fix_text(source, detect(case.name), Settings(select(["ALL"]))).findings:
+    for r in fix_text(source, detect(case.name), settings_for(text)).findings:
         if r.fix is not None and r.fix.applies(False) and r.launch_line in lines:
-            earlier = [fx.pattern for fx in all_fixers() if fx.record in r.fixer.preceded_by]
-            found.setdefault(lines.index(r.launch_line), set()).update(r.fixer.patterns, earlier)
+            found.setdefault(lines.index(r.launch_line), set()).add(r.fixer.code)
     return found
 
 
 def cases_of(fixture: Path) -> list[Case]:
-    patterns = flagged(fixture)
+    codes = flagged(fixture)
     cases = []
     for fixed, path in ((False, fixture), (True, fixed_path(fixture))):
         text = path.read_text(encoding="utf-8")
         pinned = release_in_text(text)
         for index, launch in enumerate(launches_in(fixture, text)):
             argv = argv_of(launch)
-            if index in patterns and argv is not None:
-                cases.append(Case(fixture, fixed, tuple(argv), architecture_of(launch),
-                                  frozenset(patterns[index]), (pinned,) if pinned else RELEASES))
+            if index not in codes or argv is None:
+                continue
+            fixers = [lookup(code) for code in sorted(codes[index])]
+            holding = [r for r in RELEASES if all(r in releases_of(fx) for fx in fixers)]
+            releases = (pinned,) if pinned else tuple(holding)
+            patterns = frozenset(p for fx in fixers for p in refusals(fx))
+            cases.append(Case(fixture, fixed, tuple(argv), architecture_of(launch), gpu_in(text), patterns, releases))
     return cases
 
 
@@ -98,19 +85,21 @@ FIXTURES_WITH_FIXES = sorted(
 
 @pytest.fixture(scope="module")
 def verdicts() -> dict[tuple[Case, str], dict]:
-    """(case, release) -> {"parse": ..., "rules": ...} from one batch per release."""
+    """(case, release) -> SGLang's verdict, from one batch per release."""
     cases = [c for fixture in FIXTURES_WITH_FIXES for c in cases_of(fixture)]
     out: dict[tuple[Case, str], dict] = {}
     for release in sorted({r for c in cases for r in c.releases}):
         if not oracle.available(release):
             continue
         batch = [c for c in cases if release in c.releases]
-        parsed = oracle.parse(release, [list(c.argv) for c in batch])
-        ok = [(c, p) for c, p in zip(batch, parsed) if p["ok"]]
-        ruled = oracle.rules(release, [{"args": p["args"], "architecture": c.architecture} for c, p in ok])
-        rules_of = {id(c): r for (c, _), r in zip(ok, ruled)}
-        for c, p in zip(batch, parsed):
-            out[(c, release)] = {"parse": p, "rules": rules_of.get(id(c))}
+        every = patterns_holding_in(release)
+        requests = [
+            {"argv": list(c.argv), "architecture": c.architecture, "gpu": c.gpu,
+             "patterns": every if c.fixed else sorted(c.patterns)}
+            for c in batch
+        ]
+        _, results = oracle.judge(release, requests, every)
+        out.update({(c, release): r for c, r in zip(batch, results)})
     return out
 
 
@@ -126,18 +115,18 @@ def test_sglang_refuses_the_flagged_launch_and_accepts_the_fix(fixture: Path, ve
     if not cases:
         pytest.skip("no launch autofix fixes here is fully known (values from the environment)")
     for case in cases:
+        assert case.releases, f"{case.argv}: no release both SGLang and the fixers agree on; pin one"
         for release in case.releases:
             require_oracle(release)
             verdict = verdicts[(case, release)]
-            parsed, ruled = verdict["parse"], verdict["rules"]
-            assert parsed["ok"], f"SGLang {release} cannot parse {case.argv}: {parsed['error']}"
             if case.fixed:
-                assert ruled["ok"], f"SGLang {release} refuses the fixed launch {case.argv}: {ruled['error']}"
+                assert verdict["ok"], f"SGLang {release} refuses the fixed launch {case.argv}: {verdict['error']}"
             else:
-                assert not ruled["ok"], f"SGLang {release} accepts the flagged launch {case.argv}"
-                assert any(re.search(p, ruled["error"]) for p in case.patterns), ruled["error"]
+                assert not verdict["ok"], f"SGLang {release} accepts the flagged launch {case.argv}"
+                assert any(re.search(p, verdict["error"]) for p in case.patterns), verdict["error"]
 
 
-def test_every_seed_fixer_is_judged() -> None:
+def test_every_fixer_is_judged_on_a_fixture() -> None:
     judged = {fixture.parent.name for fixture in FIXTURES_WITH_FIXES if cases_of(fixture)}
-    assert {fx.name for fx in all_fixers()} <= judged
+    missing = {fx.name for fx in all_fixers() if fx.default} - judged
+    assert not missing, f"no fully known fixed launch in the fixtures of {sorted(missing)}"

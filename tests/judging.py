@@ -1,0 +1,92 @@
+"""Launches as SGLang's parser sees them: what the oracle tests hand to SGLang."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from autofix.fixer import Fixer, all_fixers
+from autofix.formats import detect, load
+from autofix.knowledge.options import table
+from autofix.knowledge.releases import RELEASES, parse_release
+from autofix.model import Launch
+from autofix.pipeline import release_in_text
+from autofix.source import Source
+
+# A stand-in architecture for a model family autofix knows only as "not MLA".
+NOT_MLA = "LlamaForCausalLM"
+# How a fixer's docs or a fixture name the GPU a rule is judged on.
+GPU_NOTE = re.compile(r"`--gpu ([\w-]+)`|autofix-test:\s*--gpu\s+([\w-]+)")
+
+
+def argv_of(launch: Launch) -> list[str] | None:
+    """The argv SGLang's parser would see, or None when part of it is unknown."""
+    if any(arg.text is None or arg.splat for arg in launch.args):
+        return None
+    argv = [arg.text for arg in launch.args]
+    if launch.form == "serve" and launch.positionals and launch.args[0] is launch.positionals[0]:
+        argv = ["--model-path", *argv]  # what `sglang serve MODEL` does before parsing
+    return argv  # type: ignore[return-value]
+
+
+def architecture_of(launch: Launch) -> str | None:
+    model = launch.model
+    if model.architecture is not None:
+        return model.architecture
+    return NOT_MLA if model.mla is False else None
+
+
+def launches_in(path: Path | str, text: str) -> list[Launch]:
+    release = release_in_text(text)
+    return load(detect(Path(path).name)).find_launches(Source(text), table(release), release=release)
+
+
+def gpu_in(text: str) -> str | None:
+    match = GPU_NOTE.search(text)
+    return (match[1] or match[2]) if match else None
+
+
+def releases_of(fx: Fixer) -> list[str]:
+    first, last = (parse_release(r) for r in fx.releases)
+    return [r for r in RELEASES if first <= parse_release(r) <= last]  # type: ignore[operator]
+
+
+def refusals(fx: Fixer) -> list[str]:
+    """The messages SGLang may refuse a launch this fixer reports with."""
+    earlier = [other.pattern for other in all_fixers() if other.record in fx.preceded_by]
+    return [*fx.patterns, *earlier]
+
+
+def patterns_holding_in(release: str) -> list[str]:
+    """Every message of every fixer whose record holds in release: the rules a fixed launch must pass."""
+    return [p for fx in all_fixers() if release in releases_of(fx) for p in fx.patterns]
+
+
+def oracle_profile(gpu_name: str | None) -> str | None:
+    """The oracle's GPU profile that answers SGLang's probes as this GPU would."""
+    if gpu_name is None:
+        return None
+    from autofix.knowledge.gpus import gpu_named
+
+    gpu = gpu_named(gpu_name)
+    if gpu is None:
+        raise ValueError(f"unknown GPU {gpu_name!r}")
+    if gpu.is_hip:
+        return "mi300x"
+    if gpu.is_sm90:
+        return "h100"
+    if gpu.is_sm100:
+        return "b200"
+    raise ValueError(f"no oracle profile answers for {gpu.label}")
+
+
+_BLOCK = re.compile(r"```(sh|bash|yaml)\n(.*?)```", re.S)
+
+
+def example_block(doc: str, heading: str) -> tuple[str, str]:
+    """(language, text) of the first code block under a heading of a fixer's docs:
+    a shell launch, or (yaml) an SGLang `--config` file."""
+    body = doc.split(heading, 1)[1].split("\n## ", 1)[0]
+    match = _BLOCK.search(body)
+    assert match, f"no sh or yaml block under {heading}"
+    return ("yaml" if match[1] == "yaml" else "sh"), match[2]

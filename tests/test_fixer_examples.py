@@ -1,0 +1,118 @@
+"""Each fixer's own `Example`, judged by SGLang.
+
+For every fixer, the launch in its docs' `## Example` block is refused by
+SGLang's parser and rule functions with the fixer's record message, in the
+first and the last release the fixer names; autofix's fix of it passes
+SGLang's parser and every rule function of every fixer that holds in that
+release. The rule functions are found by the record message itself (see
+`judge` in scripts/sglang_oracle.py), so a fixer whose message no function of
+a release spells fails here rather than passing untested. A GPU rule names its
+GPU in the Example section as `--gpu NAME`; a fixer of `--config` files shows
+one as a yaml block, judged as `--config FILE`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import oracle
+from autofix.fixer import Fixer, all_fixers
+from autofix.formats import SHELL, YAML
+from autofix.knowledge.gpus import gpu_named
+from autofix.pipeline import Settings, fix_text
+from autofix.source import Source
+from judging import (
+    architecture_of, argv_of, example_block, gpu_in, launches_in, oracle_profile, patterns_holding_in, refusals,
+    releases_of,
+)
+from test_docs import section
+
+FIXERS = all_fixers()
+
+
+def judged_releases(fx: Fixer) -> list[str]:
+    releases = releases_of(fx)
+    return sorted({releases[0], releases[-1]})
+
+
+@dataclass(frozen=True)
+class Example:
+    language: str  # "sh": a launch; "yaml": a --config file
+    text: str
+    fixed: str  # what autofix --fix --unsafe-fixes makes of it
+    gpu: str | None
+
+
+@functools.cache
+def example_of(fx: Fixer) -> Example:
+    language, text = example_block(fx.doc, "## Example")
+    name = gpu_in(section(fx.doc, "## Example"))
+    settings = Settings([fx], unsafe=True, gpu=gpu_named(name) if name else None)
+    fixed = fix_text(Source(text), YAML if language == "yaml" else SHELL, settings, fix=True).text
+    return Example(language, text, fixed, name)
+
+
+def case_of(fx: Fixer, fixed: bool, folder: Path) -> dict:
+    """SGLang's argv for the Example (or its fix): a shell launch, or a
+    `--config` YAML file written into folder and read from there."""
+    example = example_of(fx)
+    text = example.fixed if fixed else example.text
+    case = {"architecture": None, "gpu": oracle_profile(example.gpu)}
+    if example.language == "yaml":
+        config = folder / f"{fx.code}-{'fixed' if fixed else 'example'}.yaml"
+        config.write_text(text, encoding="utf-8")
+        return {**case, "argv": ["--config", config.name], "cwd": str(folder)}
+    [launch] = launches_in("example.sh", text)
+    argv = argv_of(launch)
+    assert argv is not None, "the Example must be a fully literal launch"
+    return {**case, "argv": argv, "architecture": architecture_of(launch)}
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, bool], tuple[dict, dict]]:
+    """(code, release, fixed) -> (located functions, SGLang's verdict), one batch per release."""
+    out: dict[tuple[str, str, bool], tuple[dict, dict]] = {}
+    folder = tmp_path_factory.mktemp("examples")
+    for release in sorted({r for fx in FIXERS for r in judged_releases(fx)}):
+        if not oracle.available(release):
+            continue
+        every = patterns_holding_in(release)
+        keys, cases = [], []
+        for fx in FIXERS:
+            if release not in judged_releases(fx):
+                continue
+            for fixed in (False, True):
+                keys.append((fx.code, release, fixed))
+                cases.append({**case_of(fx, fixed, folder), "patterns": every if fixed else refusals(fx)})
+        located, results = oracle.judge(release, cases, every)
+        out.update({key: (located, result) for key, result in zip(keys, results)})
+    return out
+
+
+@pytest.mark.parametrize(
+    ("fx", "release"),
+    [(fx, r) for fx in FIXERS for r in judged_releases(fx)],
+    ids=lambda v: v.code if isinstance(v, Fixer) else v,
+)
+def test_sglang_refuses_the_example_and_accepts_its_fix(fx: Fixer, release: str, verdicts: dict) -> None:
+    oracle.require(release)
+    located, bad = verdicts[(fx.code, release, False)]
+    _, good = verdicts[(fx.code, release, True)]
+    if not fx.default:
+        # A modernisation: SGLang still accepts the old spelling, and the new one.
+        assert bad["ok"], f"SGLang {release} refuses the Example of an opt-in fixer: {bad['error']}"
+    else:
+        assert not bad["ok"], f"SGLang {release} accepts the Example (rules run: {bad['ran']}; located: " \
+            f"{ {p: located.get(p) for p in fx.patterns} })"
+        assert any(re.search(p, bad["error"]) for p in refusals(fx)), bad["error"]
+    example = example_of(fx)
+    if example.fixed != example.text:
+        assert good["ok"], f"SGLang {release} refuses the fixed Example: {good['error']}"
+    else:
+        # A report-only fixer: nothing to judge after the fix.
+        assert example.fixed == example.text
