@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autofix.fixer import Fixer, all_fixers
@@ -81,12 +82,51 @@ def oracle_profile(gpu_name: str | None) -> str | None:
 
 
 _BLOCK = re.compile(r"```(sh|bash|yaml)\n(.*?)```", re.S)
+_CONFIG_NAME = re.compile(r"with `([^`]+)`:")
 
 
-def example_block(doc: str, heading: str) -> tuple[str, str]:
-    """(language, text) of the first code block under a heading of a fixer's docs:
-    a shell launch, or (yaml) an SGLang `--config` file."""
+@dataclass(frozen=True)
+class DocExample:
+    """A launch in a fixer's docs: a shell block, the `--config` file it reads
+    ("with `server.yaml`:" and a yaml block), or a config file alone."""
+
+    script: str | None
+    config: str | None
+    config_name: str
+    gpu: str | None  # `--gpu NAME` in the section
+
+    def argv(self, launch: Launch | None) -> list[str] | None:
+        """SGLang's argv: the script's launch, or `--config FILE` for a file alone."""
+        if self.script is None:
+            return ["--config", self.config_name]
+        return argv_of(launch) if launch is not None else None
+
+
+def doc_example(doc: str, heading: str) -> DocExample:
     body = doc.split(heading, 1)[1].split("\n## ", 1)[0]
-    match = _BLOCK.search(body)
-    assert match, f"no sh or yaml block under {heading}"
-    return ("yaml" if match[1] == "yaml" else "sh"), match[2]
+    blocks = {("yaml" if m[1] == "yaml" else "sh"): m[2] for m in _BLOCK.finditer(body)}
+    assert blocks, f"no sh or yaml block under {heading}"
+    named = _CONFIG_NAME.search(body)
+    return DocExample(blocks.get("sh"), blocks.get("yaml"), named[1] if named else "config.yaml", gpu_in(body))
+
+
+def check_example(example: DocExample, fixers: list[Fixer], fix: bool = False, unsafe: bool = False):  # noqa: ANN201
+    """autofix on an example, the way it runs on a folder holding the script and its config file.
+    Returns (the pipeline's Result, the example as fixed)."""
+    from autofix.formats import SHELL, YAML
+    from autofix.knowledge.gpus import gpu_named
+    from autofix.pipeline import Linked, Settings, fix_text
+
+    def read_config(path: str) -> Linked | None:
+        if example.config is not None and path == example.config_name:
+            return Linked(path, Source(example.config))
+        return None
+
+    gpu = gpu_named(example.gpu) if example.gpu else None
+    settings = Settings(fixers, unsafe=unsafe, gpu=gpu, read_config=read_config)
+    if example.script is None:
+        result = fix_text(Source(example.config or ""), YAML, settings, fix=fix)
+        return result, replace(example, config=result.text)
+    result = fix_text(Source(example.script), SHELL, settings, fix=fix)
+    config = next((linked.text for linked in result.linked), example.config)
+    return result, replace(example, script=result.text, config=config)

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from autofix.fixer import Fixer, all_fixers, select
-from autofix.formats import SHELL
-from autofix.knowledge.gpus import gpu_named
 from autofix.knowledge.options import table
 from autofix.knowledge.releases import RELEASES, parse_release
-from autofix.pipeline import Settings, fix_text
-from autofix.source import Source
+from judging import check_example, doc_example
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADINGS = ["## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety"]
@@ -76,19 +74,17 @@ def test_fixer_reads_only_options_the_tables_know(fx: Fixer) -> None:
 
 @pytest.mark.parametrize("fx", FIXERS, ids=lambda f: f.code)
 def test_example_is_flagged_and_fixed_into_use_instead(fx: Fixer) -> None:
-    example = code_block(fx.doc, "## Example")
-    use_instead = code_block(fx.doc, "## Use instead")
-    # A GPU rule's Example names its GPU: `--gpu h100`. Use instead shows its fix, safe or unsafe.
-    gpu = re.search(r"`--gpu ([\w-]+)`", section(fx.doc, "## Example"))
-    gpu = gpu_named(gpu[1]) if gpu else None
-    settings = Settings([fx], unsafe=True, gpu=gpu)
-    flagged = fix_text(Source(example), SHELL, settings)
+    # An Example is a shell launch, the `--config` file it reads ("with `server.yaml`:"),
+    # or a config file alone; a GPU rule names its GPU: `--gpu h100`.
+    # Use instead shows the fix, safe or unsafe.
+    example = doc_example(fx.doc, "## Example")
+    use_instead = replace(doc_example(fx.doc, "## Use instead"), gpu=example.gpu)
+    flagged, fixed = check_example(example, [fx], fix=True, unsafe=True)
     assert [r.fixer.code for r in flagged.findings] == [fx.code]
-    fixed = fix_text(Source(example), SHELL, settings, fix=True)
     # A report-only fixer's Use instead is written by hand: it need only be clean.
     if any(r.finding.fix is not None for r in flagged.findings):
-        assert fixed.text == use_instead
-    clean = fix_text(Source(use_instead), SHELL, Settings(select(["ALL"]), gpu=gpu))
+        assert fixed == use_instead
+    clean, _ = check_example(use_instead, select(["ALL"]))
     assert clean.findings == []
 
 

@@ -15,22 +15,16 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 import oracle
 from autofix.fixer import Fixer, all_fixers
-from autofix.formats import SHELL, YAML
-from autofix.knowledge.gpus import gpu_named
-from autofix.pipeline import Settings, fix_text
-from autofix.source import Source
 from judging import (
-    architecture_of, argv_of, example_block, gpu_in, launches_in, oracle_profile, patterns_holding_in, refusals,
-    releases_of,
+    DocExample, architecture_of, check_example, doc_example, launches_in, oracle_profile, patterns_holding_in,
+    refusals, releases_of,
 )
-from test_docs import section
 
 FIXERS = all_fixers()
 
@@ -40,35 +34,27 @@ def judged_releases(fx: Fixer) -> list[str]:
     return sorted({releases[0], releases[-1]})
 
 
-@dataclass(frozen=True)
-class Example:
-    language: str  # "sh": a launch; "yaml": a --config file
-    text: str
-    fixed: str  # what autofix --fix --unsafe-fixes makes of it
-    gpu: str | None
-
-
 @functools.cache
-def example_of(fx: Fixer) -> Example:
-    language, text = example_block(fx.doc, "## Example")
-    name = gpu_in(section(fx.doc, "## Example"))
-    settings = Settings([fx], unsafe=True, gpu=gpu_named(name) if name else None)
-    fixed = fix_text(Source(text), YAML if language == "yaml" else SHELL, settings, fix=True).text
-    return Example(language, text, fixed, name)
+def example_of(fx: Fixer) -> tuple[DocExample, DocExample]:
+    """The Example, and what autofix --fix --unsafe-fixes makes of it."""
+    example = doc_example(fx.doc, "## Example")
+    _, fixed = check_example(example, [fx], fix=True, unsafe=True)
+    return example, fixed
 
 
 def case_of(fx: Fixer, fixed: bool, folder: Path) -> dict:
-    """SGLang's argv for the Example (or its fix): a shell launch, or a
-    `--config` YAML file written into folder and read from there."""
-    example = example_of(fx)
-    text = example.fixed if fixed else example.text
-    case = {"architecture": None, "gpu": oracle_profile(example.gpu)}
-    if example.language == "yaml":
-        config = folder / f"{fx.code}-{'fixed' if fixed else 'example'}.yaml"
-        config.write_text(text, encoding="utf-8")
-        return {**case, "argv": ["--config", config.name], "cwd": str(folder)}
-    [launch] = launches_in("example.sh", text)
-    argv = argv_of(launch)
+    """SGLang's argv for the Example (or its fix); its config file is written
+    into a folder of its own, which SGLang reads it from."""
+    example = example_of(fx)[1 if fixed else 0]
+    where = folder / f"{fx.code}-{'fixed' if fixed else 'example'}"
+    where.mkdir(exist_ok=True)
+    if example.config is not None:
+        (where / example.config_name).write_text(example.config, encoding="utf-8")
+    case = {"architecture": None, "gpu": oracle_profile(example.gpu), "cwd": str(where)}
+    if example.script is None:
+        return {**case, "argv": example.argv(None)}
+    [launch] = launches_in("example.sh", example.script)
+    argv = example.argv(launch)
     assert argv is not None, "the Example must be a fully literal launch"
     return {**case, "argv": argv, "architecture": architecture_of(launch)}
 
@@ -110,9 +96,9 @@ def test_sglang_refuses_the_example_and_accepts_its_fix(fx: Fixer, release: str,
         assert not bad["ok"], f"SGLang {release} accepts the Example (rules run: {bad['ran']}; located: " \
             f"{ {p: located.get(p) for p in fx.patterns} })"
         assert any(re.search(p, bad["error"]) for p in refusals(fx)), bad["error"]
-    example = example_of(fx)
-    if example.fixed != example.text:
+    example, fixed = example_of(fx)
+    if fixed != example:
         assert good["ok"], f"SGLang {release} refuses the fixed Example: {good['error']}"
     else:
         # A report-only fixer: nothing to judge after the fix.
-        assert example.fixed == example.text
+        assert fixed == example
