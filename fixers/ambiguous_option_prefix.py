@@ -8,7 +8,8 @@ parser reads (`python -m sglang.launch_server`, `sglang serve` with a known
 language model, a `--config` file). argparse accepts a prefix only when it is
 unique (`--tp` is `--tp-size`). When the release is not known, a prefix is
 reported only if it names no single option in any release autofix knows
-(0.5.17 to 0.5.23). A name a release removed that now prefixes newer options
+(0.5.17 to 0.5.23) and it is a short abbreviation (up to `--trust`): a longer
+one, like `--disable-flashinfer`, may be the full name of an older option. A name a release removed that now prefixes newer options
 (`--cuda-graph-max-bs` in 0.5.20) is `removed-option`'s.
 
 ## Why is this bad?
@@ -60,6 +61,10 @@ def meant(flag: Flag, options: list[Option]) -> Option | None:
     return fitting[0] if len(fitting) == 1 else None
 
 
+# The longest abbreviation reported where the launch's release is unknown ("--trust").
+MAX_UNPINNED_ABBREVIATION = 7
+
+
 @fixer(
     code="SGL102",
     name="ambiguous-option-prefix",
@@ -75,6 +80,10 @@ def check(launch: Launch) -> Iterator[Finding]:
             continue
         if launch.release is None and any(isinstance(t.lookup(flag.spelling), tuple) for t in all_tables()):
             continue  # some release reads it as one option
+        if launch.release is None and len(flag.spelling) > MAX_UNPINNED_ABBREVIATION:
+            # A long prefix (`--disable-flashinfer`) may be the full name of an
+            # option of an SGLang older than autofix's tables; `--pp` is no name.
+            continue
         if any(exact(t, flag.spelling) is not None for t in older_tables(launch)):
             continue  # removed-option's
         found = launch.table.lookup(flag.spelling)

@@ -6,7 +6,8 @@ Finds a flag with a fixed list of choices (`--kv-cache-dtype`,
 one of them, in launches SGLang's argument parser reads
 (`python -m sglang.launch_server`, `sglang serve`, a `--config` file). When the
 release is not known, a value is reported only if no release autofix knows
-(0.5.17 to 0.5.23) accepts it.
+(0.5.17 to 0.5.23) accepts it and it is a near miss of a choice (`fp8` for
+`fp8_e4m3`): other releases and forks have choices of their own.
 
 ## Why is this bad?
 SGLang refuses to start. `parser.parse_args` in `prepare_server_args` (the
@@ -82,5 +83,7 @@ def check(launch: Launch) -> Iterator[Finding]:
                 )
                 continue
             near = [c for c in option.choices if c.startswith(value)][:4] or close(value, option.choices, 0.6)
+            if not near and launch.release is None:
+                continue  # another SGLang release, or a fork, may offer it: only near misses are typos
             hint = f"; did you mean {listing(near)}?" if near else f"; choose from {listing(option.choices)}"
             yield Finding(at=flag.span, message=message + hint)

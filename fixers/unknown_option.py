@@ -9,7 +9,8 @@ is close. A launch pinned to a release is read with that release's options
 (a flag added later is reported, with the release that added it, and so is
 `--torchao-config` after 0.5.17); when the
 release is not known, a flag is reported only if no release autofix knows
-(0.5.17 to 0.5.23) has it. Flags removed from 0.5.20 on are
+(0.5.17 to 0.5.23) has it and it is a near miss of an option that one does
+(older and newer releases, and forks, have options of their own). Flags removed from 0.5.20 on are
 `removed-option`'s, and underscore keys of a `--config` file belong to the
 config-file fixers. A YAML file checked on its own (not through a launch's
 `--config`) may be another tool's settings: there, only keys close to an
@@ -94,8 +95,11 @@ def check(launch: Launch) -> Iterator[Finding]:
             yield Finding(at=flag.span, message=f"{message} (SGLang {newer[0]} added it)")
             continue
         near = candidates(launch, flag)
-        if launch.form == "config" and not near:
-            continue  # a YAML file read alone may belong to another tool: only near misses are SGLang's
+        if not near and (launch.form == "config" or launch.release is None):
+            # A YAML file read alone may belong to another tool, and a launch of
+            # unknown release may run an SGLang older or newer than autofix's
+            # tables, or a fork: only near misses of a known option are typos.
+            continue
         values, count = value_texts(flag), value_count(flag)
         fitting = [c for c in near if accepts(exact(launch.table, c), values, count)]  # type: ignore[arg-type]
         if len(near) == 1 and fitting:
