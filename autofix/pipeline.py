@@ -134,6 +134,8 @@ def fix_text(source: Source, fmt: FormatSpec, settings: Settings, fix: bool = Fa
         if not fix or not fixes:
             return unit.result(fixed + reported)
         chosen = choose(fixes)
+        if not chosen:  # only fixes whose own edits overlap: none can apply, they are reported unfixed
+            return unit.result(fixed + reported)
         broken = unit.apply([edit for f in chosen for edit in f.edits], module)
         if broken:
             names = sorted({r.fixer.code for r, f in checked if f in chosen})

@@ -19,6 +19,7 @@ Jinja) are masked before parsing: what they produce is unknown.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -58,14 +59,17 @@ class Document:
         self.masked: Masked = mask_templates(source.text)
         self.text = self.masked.text
         self.newline = source.newline
-        self.roots = [r for r in YAML(typ="safe", pure=True).compose_all(self.text) if r is not None]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a reused anchor and the like: not autofix's to report
+            self.roots = [r for r in YAML(typ="safe", pure=True).compose_all(self.text) if r is not None]
         self._written: dict[int, Written | None] = {}
 
     # positions
 
     def start(self, node) -> int:  # noqa: ANN001
-        """Where the node's content starts, after any anchor or tag."""
-        return _PROPERTIES.match(self.text, node.start_mark.index).end()
+        """Where the node's content starts, after any anchor or tag (an empty node: where it ends)."""
+        return min(_PROPERTIES.match(self.text, node.start_mark.index).end(),
+                   max(node.start_mark.index, node.end_mark.index))
 
     def anchored(self, node) -> bool:  # noqa: ANN001
         return "&" in self.text[node.start_mark.index : self.start(node)]

@@ -1,0 +1,64 @@
+"""Mutation fuzzing of every fixture (seeded, bounded here; scripts/fuzz.py runs longer): no crash, and no
+fix that leaves a file with more syntax errors than it had. AUTOFIX_FUZZ_ITERATIONS sets the rounds."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import adversarial_tree as adv
+import mutation_fuzz
+from autofix.fixer import all_fixers
+from autofix.formats import FORMATS
+from autofix.pipeline import Settings, fix_text
+from autofix.source import Source
+
+ITERATIONS = int(os.environ.get("AUTOFIX_FUZZ_ITERATIONS", "6"))
+BUDGET = float(os.environ.get("AUTOFIX_FUZZ_SECONDS", "45"))
+
+
+def test_mutated_fixtures(tmp_path: Path) -> None:
+    report = mutation_fuzz.fuzz(ITERATIONS, seed=0, budget=BUDGET, save=tmp_path)
+    adv.STATS["fuzz inputs"] += report.inputs
+    adv.STATS["fuzz crashes"] += len(report.crashes)
+    adv.STATS["fuzz unparsable writes"] += len(report.bad_writes)
+    assert report.inputs >= len(mutation_fuzz.fixtures())
+    shown = [f"{name} (seed {seed:#x}): {what}" for name, seed, what in report.crashes + report.bad_writes]
+    assert not shown, "\n".join(shown[:10])
+
+
+def test_mutation_is_deterministic() -> None:
+    import random
+
+    data = Path(mutation_fuzz.fixtures()[0]).read_bytes()
+    assert mutation_fuzz.mutate(data, random.Random(7)) == mutation_fuzz.mutate(data, random.Random(7))
+
+
+# -- what the fuzzer found, one test each -------------------------------------------------------
+
+
+def test_yaml_list_item_left_empty() -> None:
+    """A truncated args list ends in an empty `- ` item: its span was (start after the blanks) > end."""
+    text = ("containers:\n  - name: s\n    command: [python3, -m, sglang.launch_server]\n"
+            "    args:\n      - --model-path\n      - Qwen/Qwen3-8B\n      - ")
+    result = fix_text(Source(text), FORMATS["yaml"], Settings(all_fixers()), fix=True)
+    assert result.error is None
+
+
+def test_a_fix_whose_edits_overlap_is_reported_not_looped() -> None:
+    """A fix that cannot apply (its own edits overlap) left the pipeline looping to 'did not settle'."""
+    text = ("sglang serve moonshotai/Kimi-K2-Thinking --tp 8 --trttention-backend cutedsl_mla \\\n"
+            "  --prefill-attention-backend cutedsl_mla\n")
+    result = fix_text(Source(text), FORMATS["shell"], Settings(all_fixers(), unsafe=True, gpu="h100"), fix=True)
+    assert result.error is None
+    assert result.remaining and result.text == text
+
+
+def test_reused_yaml_anchor_prints_no_warning(tmp_path: Path) -> None:
+    """ruamel's ReusedAnchorWarning (several lines, with a source path) reached autofix's stderr."""
+    (tmp_path / "anchors.yaml").write_text(
+        "a: &a [sglang]\nb: &a [x]\ncommand: [python3, -m, sglang.launch_server, --model-path, "
+        "deepseek-ai/DeepSeek-V3, --attention-backend, tokenspeed_mla]\n")
+    proc = adv.run_cli("anchors.yaml", cwd=tmp_path, env={"PYTHONWARNINGS": "default"})
+    assert proc.returncode == 1
+    assert "Warning" not in proc.stderr and "ruamel" not in proc.stderr, proc.stderr
