@@ -121,6 +121,7 @@ def main(
     from_log: str | None,
 ) -> None:
     """Find SGLang launches that SGLang would refuse to start, and fix them minimally."""
+    _exit_on_sigterm()
     if explain is not None:
         sys.exit(_explain(explain))
     try:
@@ -185,6 +186,24 @@ def main(
         except ConfigError as exc:
             run.error(str(exc))
     sys.exit(_finish(run))
+
+
+def _exit_on_sigterm() -> None:
+    """SIGTERM raises SystemExit, as SIGINT raises KeyboardInterrupt: a write under way removes its temp file.
+
+    Only from the main thread and over the default handler; the old handler is back when the command ends.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        return
+
+    def stop(signum: int, frame: object) -> None:  # noqa: ARG001
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    click.get_current_context().call_on_close(lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
 
 
 def _from_log(name: str, fmt: str, checking: bool) -> list:

@@ -173,19 +173,26 @@ def _head(path: Path) -> bytes:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write data beside path and rename it over path, keeping path's mode.
+    """Write data beside path and rename it over path, keeping path's mode (and owner, where allowed).
 
     A symlink is written through (its target is replaced), so the link stays a link.
     """
     if os.path.islink(path):
         path = real_path(path)
-    mode = stat.S_IMODE(path.stat().st_mode)
+    old = path.stat()
+    mode = stat.S_IMODE(old.st_mode)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".autofix", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+            new = os.fstat(handle.fileno())
+        if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid) and hasattr(os, "chown"):
+            try:  # keep the owner (a fix run by root, or in a setgid folder); only root may give a file away
+                os.chown(tmp, old.st_uid, old.st_gid)
+            except OSError:
+                pass
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
