@@ -7,6 +7,7 @@ printed); 2 usage error, unreadable or unparsable file, internal error.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -255,7 +256,12 @@ def _files(run: Run, fixers, release, unsafe, targets, config: Config) -> None: 
     from autofix.files import ConfigIndex, display, real_path, walk
 
     for target in targets:
-        if not target.exists() and not target.is_symlink():
+        if target.is_symlink() and not target.exists():  # a dangling link or a loop, named explicitly
+            try:
+                os.stat(target)
+            except OSError as exc:
+                run.error(f"{target}: cannot read: {exc.strerror or exc}")
+        elif not target.exists():
             run.error(f"{target}: no such file or folder")
     existing = [t for t in targets if t.exists()]
     roots = [t if t.is_dir() else t.parent for t in existing]

@@ -132,7 +132,8 @@ def _parse(source: Source, base: int = 0) -> Document:
     except (YAMLError, RecursionError) as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(exc, "problem", None) or type(exc).__name__
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else getattr(exc, "problem", None)
+        problem = problem or type(exc).__name__
         raise SyntaxError(f"{where}{problem}") from None
 
 

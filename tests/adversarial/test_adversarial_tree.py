@@ -145,3 +145,51 @@ def test_file_removed_between_walk_and_read(tmp_path: Path, monkeypatch: pytest.
     assert "gone.sh: cannot read: No such file or directory" in result.output
     assert (tmp_path / "stays.sh").read_text() == adv.GOOD_SH
     assert result.exit_code == 2
+
+
+# -- one file at a time: each its exit code and message -------------------------------------------
+
+ONE_BY_ONE = {
+    # name: (exit code of `autofix --fix NAME`, text of the one `autofix: NAME: ...` line or None)
+    "good/bad-launch.sh": (0, None), "binary.sh": (2, "cannot decode: binary file (NUL byte)"),
+    "latin1.sh": (2, "cannot decode: not UTF-8"), "utf16.sh": (2, "cannot decode: UTF-16 text is not supported"),
+    "empty.sh": (0, None), "empty.yaml": (0, None), "empty.py": (0, None), "empty.md": (0, None),
+    "empty.ipynb": (0, None), "Dockerfile": (0, None), "long-line.sh": (0, None), "long-line.py": (0, None),
+    "nested.yaml": (2, "cannot parse: nested too deeply"), "nested-flow.yaml": (2, "cannot parse: nested too deeply"),
+    "bomb.yaml": (0, None), "unterminated-quote.sh": (0, None), "unterminated-single.sh": (1, None), "unterminated-heredoc.sh": (0, None),
+    "crlf.sh": (0, None), "mixed-newlines.sh": (0, None), "bom.sh": (0, None), "bom-crlf.py": (0, None),
+    "no-final-newline.sh": (0, None), "nul.sh": (2, "cannot decode: binary file (NUL byte)"),
+    "read-only.sh": (0, None), "x.sh": (0, None), "loop-a.sh": (2, "cannot read: Too many levels of symbolic links"),
+    "dangling.sh": (2, "cannot read: No such file or directory"), "fifo.sh": (0, "not a regular file (skipped)"),
+}
+
+
+@pytest.fixture(scope="module")
+def pristine_tree(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("one-by-one")
+    cases = {c.name: c for c in adv.build(root)}
+    return root, cases
+
+
+@pytest.mark.parametrize("name", sorted(ONE_BY_ONE))
+def test_one_file(pristine_tree, name: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    root, cases = pristine_tree
+    code, message = ONE_BY_ONE[name]
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, ["--fix", name])
+    adv.STATS["cases"] += 1
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        adv.STATS["crashes"] += 1
+        raise result.exception
+    lines = [line for line in result.output.splitlines() if line.startswith("autofix: ")]
+    assert lines == ([f"autofix: {name}: {message}"] if message and message.endswith(")") else lines)
+    if message is not None:
+        assert len(lines) == 1 and lines[0].startswith(f"autofix: {name}: {message}"), result.output
+    else:
+        assert lines == [], result.output
+    assert result.exit_code == code, result.output
+    for case in cases.values():
+        if case.before is not None and (case.name == name or case.name.startswith(name + "/")):
+            if (root / case.name).read_bytes() != case.expected:
+                adv.STATS["corrupted"] += 1
+            assert (root / case.name).read_bytes() == case.expected
