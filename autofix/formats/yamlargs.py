@@ -230,7 +230,7 @@ def _quote_style(doc: Document, nodes: Sequence[object]) -> str | None:
     """The quote a file uses for string values that need none, or None when it writes them plain."""
     counts = {"": 0, '"': 0, "'": 0}
     for node in nodes:
-        style = node.style or ""  # type: ignore[attr-defined]
+        style = getattr(node, "style", None) or ""  # a list or mapping item (no style) counts for none
         if kind(node) == "scalar" and style in counts and is_plain_string(node.value):  # type: ignore[attr-defined]
             counts[style] += 1
     quote = max(('"', "'"), key=lambda q: counts[q])

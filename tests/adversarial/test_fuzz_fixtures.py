@@ -62,3 +62,13 @@ def test_reused_yaml_anchor_prints_no_warning(tmp_path: Path) -> None:
     proc = adv.run_cli("anchors.yaml", cwd=tmp_path, env={"PYTHONWARNINGS": "default"})
     assert proc.returncode == 1
     assert "Warning" not in proc.stderr and "ruamel" not in proc.stderr, proc.stderr
+
+
+def test_yaml_args_holding_a_nested_list() -> None:
+    """An args item that is itself a list (`-  - x`): choosing the quote style of a new token read
+    `.style` of a SequenceNode, which has none."""
+    text = ("spec:\n  containers:\n    - name: sglang\n      command:\n        - python3\n        - -m\n"
+            "        - sglang.launch_server\n      args:\n        - --config=/config/server.yaml\n"
+            "        - --port\n        -  - $(SGLANG_PORT)\n")
+    result = fix_text(Source(text), FORMATS["yaml"], Settings(all_fixers(), unsafe=True), fix=True)
+    assert result.error is None
