@@ -13,7 +13,7 @@ from autofix.formats import FORMATS
 from autofix.pipeline import Settings, fix_text
 from autofix.source import Source
 
-ITERATIONS = int(os.environ.get("AUTOFIX_FUZZ_ITERATIONS", "6"))
+ITERATIONS = int(os.environ.get("AUTOFIX_FUZZ_ITERATIONS", "4"))
 BUDGET = float(os.environ.get("AUTOFIX_FUZZ_SECONDS", "45"))
 
 
