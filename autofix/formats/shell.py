@@ -486,6 +486,8 @@ class _ArgList:
             return (Edit.insert(end, " " + words),)
         source, nl = self.doc.source, self.doc.newline
         line = source.line_span(end)
+        if source.text.startswith(("\r\n", "\n"), line.end):  # this line's own newline (files may mix them)
+            nl = "\r\n" if source.text.startswith("\r\n", line.end) else "\n"
         indent = source.text[line.start : start]
         suffix = source.text[end : line.end]
         if suffix.strip() == "\\" or self.array and not suffix.strip():

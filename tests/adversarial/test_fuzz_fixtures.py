@@ -8,7 +8,7 @@ from pathlib import Path
 
 import adversarial_tree as adv
 import mutation_fuzz
-from autofix.fixer import all_fixers
+from autofix.fixer import all_fixers, select
 from autofix.formats import FORMATS
 from autofix.pipeline import Settings, fix_text
 from autofix.source import Source
@@ -72,3 +72,14 @@ def test_yaml_args_holding_a_nested_list() -> None:
             "        - --port\n        -  - $(SGLANG_PORT)\n")
     result = fix_text(Source(text), FORMATS["yaml"], Settings(all_fixers(), unsafe=True), fix=True)
     assert result.error is None
+
+
+def test_shell_flag_inserted_on_its_own_line_keeps_that_lines_newline() -> None:
+    """The file's newline comes from its first line (LF here); a new flag line after a CRLF line was
+    inserted between its CR and LF."""
+    text = ("#!/bin/bash\n# serve\r\npython3 -m sglang.launch_server \\\r\n  --model-path deepseek-ai/DeepSeek-V3 \\\r\n"
+            "  --attention-backend tokenspeed_mla \\\r\n  --port 30000\r\n")
+    result = fix_text(Source(text), FORMATS["shell"], Settings(list(select(["tokenspeed-mla-without-fp8-kv-cache"],
+                                                                            []))), fix=True)
+    assert result.error is None
+    assert result.text == text.replace("tokenspeed_mla \\\r\n", "tokenspeed_mla \\\r\n  --kv-cache-dtype fp8_e4m3 \\\r\n")
