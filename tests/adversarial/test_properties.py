@@ -1,5 +1,5 @@
 """Property-based tests (hypothesis): launches in every format with random flag order, spelling
-(`--tp`/`--tp-size`, `--flag=value`), quoting, continuations, comments, blank space and newlines, some
+(`--tp`/`--tp-size`, `--flag=value`), quoting, continuations, comments, blank space, LF/CRLF/mixed newlines, some
 holding the seed mistake (`--attention-backend tokenspeed_mla` on DeepSeek without an fp8 KV cache).
 
 Properties: --fix changes only the bytes its reported edits cover; the result has no more syntax errors
@@ -24,7 +24,7 @@ from autofix.source import Source
 
 settings.register_profile(
     "autofix", max_examples=int(os.environ.get("AUTOFIX_HYPOTHESIS_EXAMPLES", "60")), deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], derandomize=False,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], database=None,
 )
 settings.load_profile("autofix")
 
@@ -156,8 +156,12 @@ def files(draw) -> tuple[str, str]:  # noqa: ANN001
     kind = draw(st.sampled_from(["shell", "yaml", "python", "dockerfile", "markdown"]))
     text = draw({"shell": shell_text(), "yaml": yaml_text(), "python": python_text(),
                  "dockerfile": dockerfile_text(), "markdown": markdown_text()}[kind])
-    if draw(st.integers(0, 4)) == 0:
+    newlines = draw(st.sampled_from(["lf", "lf", "lf", "crlf", "mixed"]))
+    if newlines == "crlf":
         text = text.replace("\n", "\r\n")
+    elif newlines == "mixed":  # the first line LF (the file's newline for autofix), the rest CRLF
+        first, _, rest = text.partition("\n")
+        text = first + "\n" + rest.replace("\n", "\r\n")
     return kind, text
 
 
@@ -183,6 +187,13 @@ def test_fix_changes_only_the_reported_spans(case: tuple[str, str]) -> None:
     # The seed fixer's fixes settle in one pass, so what --fix writes is exactly the reported edits applied.
     assert fixed.text == splice(text, edits)
     assert fixed.changed == bool(edits)
+    # Newlines as the file writes them: none added in another style, no CR parted from its LF.
+    after = fixed.text
+    if "\r" not in text:
+        assert "\r" not in after
+    if text.count("\n") == text.count("\r\n"):
+        assert after.count("\n") == after.count("\r\n")
+    assert after.count("\r") - after.count("\r\n") == text.count("\r") - text.count("\r\n")
 
 
 @given(files())
