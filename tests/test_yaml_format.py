@@ -19,7 +19,7 @@ from autofix.formats import shell as shell_format
 from autofix.formats import yaml as yaml_format
 from autofix.formats.yamltext import mask_templates, plain_token, read_scalar
 from autofix.knowledge.options import table
-from autofix.pipeline import Linked, Settings, fix_text
+from autofix.pipeline import Linked, Settings, fix_text, release_in_text
 from autofix.source import Source
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "yaml"
@@ -371,9 +371,10 @@ def test_config_with_equals_is_ignored_as_sglang_ignores_it(tmp_path: Path, monk
     (tmp_path / "serve.sh").write_text(launch)
     (tmp_path / "serve.yaml").write_text("kv-cache-dtype: fp8_e4m3\n")
     # serve.yaml is no part of the launch: alone, it is nothing to fix.
-    assert invoke("--fix", "serve.yaml").exit_code == 0
+    # (config-file-ignored reports the --config=FILE itself; here only the reading matters.)
+    assert invoke("--fix", "--ignore", "SGL121", "serve.yaml").exit_code == 0
     assert (tmp_path / "serve.sh").read_text() == launch
-    assert invoke("--fix", ".").exit_code == 0
+    assert invoke("--fix", "--ignore", "SGL121", ".").exit_code == 0
     assert (tmp_path / "serve.sh").read_text() == launch.replace("\n", " --kv-cache-dtype fp8_e4m3\n")
     assert (tmp_path / "serve.yaml").read_text() == "kv-cache-dtype: fp8_e4m3\n"
 
@@ -453,6 +454,8 @@ def test_config_files_read_as_sglangs_merger_reads_them(release: str) -> None:
     merged = oracle.parse(release, [["--config", str(path)] for path, _ in cases])
     direct = oracle.parse(release, [[a.text for a in launch.args] for _, launch in cases])  # type: ignore[attr-defined]
     for (path, _), by_sglang, by_autofix in zip(cases, merged, direct):
+        if not by_sglang["ok"] and by_sglang["error"].startswith("ValueError: Unsupported config option"):
+            continue  # the merger refuses the file before argparse reads it: unsupported-config-option's
         assert by_sglang["ok"] == by_autofix["ok"], (path, by_sglang["error"], by_autofix["error"])
         assert by_sglang["args"] == by_autofix["args"], path
 
@@ -464,6 +467,9 @@ def test_fixed_config_files_and_argument_lists_are_accepted_by_sglang(release: s
     argvs, architectures, names = [], [], []
     for fixed in sorted(FIXTURES.rglob("*.fixed.y*ml")):
         original = fixed.with_name(fixed.name.replace(".fixed", ""))
+        pinned = release_in_text(original.read_text(encoding="utf-8"))
+        if pinned is not None and pinned != release:
+            continue  # judged in its own release by test_sglang_accepts
         result = fix_text(Source.decode(original.read_bytes()), FORMATS["yaml"], Settings(select(["ALL"])))
         flagged = {r.launch_line for r in result.findings if r.fix is not None and r.fix.applies(False)}
         before = yaml_format.find_launches(Source.decode(original.read_bytes()), table())
