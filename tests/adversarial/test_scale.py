@@ -18,6 +18,7 @@ import scale_tree
 FILES = int(os.environ.get("AUTOFIX_SCALE_FILES", "2000"))
 
 
+@pytest.mark.scale
 @pytest.mark.parametrize("processes", [1, 2])
 def test_many_files(tmp_path: Path, processes: int) -> None:
     expected = scale_tree.build(tmp_path / "tree", FILES)
