@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 MAX_PASSES = 6
+_HELP = frozenset({"-h", "--help"})
 
 _SUPPRESS = re.compile(r"autofix:\s*ignore(?:\[([^\]]*)\])?")
 _RELEASE_PINS = re.compile(
@@ -265,6 +266,8 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
     seen: set[tuple[str, int, int]] = set()
     used: set[tuple[int, str | None]] = set()  # the suppressions that silenced a finding
     for found in launches:
+        if any(arg.text in _HELP for arg in found.args):
+            continue  # argparse prints the help and exits before anything is checked
         launch, config = _with_config(found, unit, options)
         if settings.only_config is not None and config != settings.only_config:
             continue
