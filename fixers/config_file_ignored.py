@@ -17,12 +17,22 @@ the model, SGLang refuses to start with
 
 ## Example
 ```sh
-python -m sglang.launch_server --config=/etc/sglang/qwen3.yaml
+python -m sglang.launch_server --config=qwen3.yaml
+```
+with `qwen3.yaml`:
+```yaml
+model-path: Qwen/Qwen3-8B
+tp-size: 2
 ```
 
 ## Use instead
 ```sh
-python -m sglang.launch_server --config /etc/sglang/qwen3.yaml
+python -m sglang.launch_server --config qwen3.yaml
+```
+with `qwen3.yaml`:
+```yaml
+model-path: Qwen/Qwen3-8B
+tp-size: 2
 ```
 
 ## Fix safety

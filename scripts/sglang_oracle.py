@@ -58,7 +58,7 @@ Subcommands, each printing one JSON document on stdout:
     (``server_args.py``, ``arg_groups/``) whose strings spell the literal text
     of one of the patterns, in the order the release's pipeline calls them,
     on the parsed arguments with unset ones resolved as on one GPU of the
-    case's profile (``b200`` by default, ``h100``, ``mi300x``). Fixers name
+    case's profile (``b200`` by default, ``h100``, ``a100``, ``rtx5090``, ``mi300x``). Fixers name
     their rule by SGLang's message, so this needs no per-rule code.
 ``mla``
     ``mla_architectures``: the architectures for which the real
@@ -216,7 +216,8 @@ BLACKWELL_PLATFORM: dict[str, Any] = {
 
 
 # Other machines a rule can be judged on, as changes to the Blackwell answers.
-# h100: Hopper (SM90), CUDA. mi300x: ROCm (HIP), no CUDA, no FlashInfer.
+# h100: Hopper (SM90). a100: Ampere (SM80). rtx5090: consumer Blackwell (SM120).
+# mi300x: ROCm (HIP), no CUDA, no FlashInfer.
 _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
     "b200": {},
     "h100": {
@@ -225,6 +226,20 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
         "get_device_sm": 90, "get_device_capability": (9, 0), "get_device_name": "NVIDIA H100 80GB HBM3",
         "is_sm90": True, "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False,
         "device_sm": 90, "device_capability": (9, 0),
+    },
+    "a100": {
+        "is_sm90_supported": False, "is_sm100_supported": False, "is_sm100_or_sm110_supported": False,
+        "is_blackwell_supported": False, "is_hopper_with_cuda_12_3": False,
+        "get_device_sm": 80, "get_device_capability": (8, 0), "get_device_name": "NVIDIA A100-SXM4-80GB",
+        "is_sm90": False, "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False,
+        "device_sm": 80, "device_capability": (8, 0),
+    },
+    "rtx5090": {
+        "is_sm90_supported": False, "is_sm100_supported": False, "is_sm100_or_sm110_supported": False,
+        "is_sm120_supported": True, "is_blackwell_supported": True, "is_hopper_with_cuda_12_3": False,
+        "get_device_sm": 120, "get_device_capability": (12, 0), "get_device_name": "NVIDIA GeForce RTX 5090",
+        "is_sm90": False, "is_sm100": False, "is_sm100_or_sm110": False, "is_sm120": True, "is_blackwell": True,
+        "device_sm": 120, "device_capability": (12, 0),
     },
     "mi300x": {
         "is_cuda": False, "is_cuda_alike": True, "is_hip": True, "is_sm100_supported": False,
@@ -576,7 +591,8 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
 
     from sglang.srt.utils import common
 
-    for module in dict.fromkeys([common, *modules]):
+    loaded = [m for name, m in list(sys.modules.items()) if name.startswith("sglang.srt") and m is not None]
+    for module in dict.fromkeys([common, *modules, *loaded]):
         for probe, answer in probes.items():
             if hasattr(module, probe):
                 patch(module, probe, (lambda a=answer: lambda *args, **kw: a)())
@@ -589,6 +605,14 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
         known = set(getattr(runtime, "_PLATFORM_PROBES", {})) | set(getattr(runtime, "_PLATFORM_VALUES", {}))
         override = runtime.override_platform(**{k: v for k, v in platform.items() if k in known})
         override.install()
+    # Rules that ask torch itself (0.5.17/0.5.18 read the capability directly).
+    import torch
+
+    major_minor = probes["get_device_capability"]
+    patch(torch.cuda, "is_available", lambda: bool(probes["is_cuda"] or probes["is_hip"]))
+    patch(torch.cuda, "get_device_capability", lambda *a, **k: major_minor)
+    patch(torch.cuda, "get_device_name", lambda *a, **k: probes["get_device_name"])
+    patch(torch.cuda, "device_count", lambda: 8)
     try:
         yield
     finally:
@@ -721,10 +745,11 @@ def cmd_rules(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # judge: the parser, then every rule function that holds one of the given messages
 # ---------------------------------------------------------------------------
 
-# Where SGLang validates server arguments: the dataclass and the hooks it
-# grew into from 0.5.19 on. Runtime modules (layers/, managers/) are not
-# searched: their functions need a model and a GPU.
-_RULE_FILES = ("server_args.py", "arg_groups")
+# Where SGLang validates server arguments: the dataclass, the hooks it grew
+# into from 0.5.19 on, and the speculative algorithms' dispatch to them.
+# Runtime modules (layers/, managers/) are not searched: their functions need
+# a model and a GPU.
+_RULE_FILES = ("server_args.py", "arg_groups", "speculative/spec_info.py")
 
 
 def literal_of(pattern: str) -> str:
@@ -810,10 +835,11 @@ def locate(pattern: str) -> tuple[RuleFunction, ...]:
 
 
 @functools.cache
-def _pipeline_text() -> str:
-    """The source of what runs the handlers, in order, with each ``self._x()``
-    method it calls written out in place (0.5.17/0.5.18 reach the passes
-    through such methods): the ranks of rule functions."""
+def _pipeline_text(inline: bool = True) -> str:
+    """The source of what runs the handlers, in order. With inline, each
+    ``self._x()`` method it calls is written out in place (0.5.17/0.5.18 reach
+    the passes through such methods): the ranks of rule functions. Without,
+    what the pipeline calls itself: the entry points."""
     for module, name in (
         ("sglang.srt.arg_groups.pipeline", "run_resolution_pipeline"),  # 0.5.19+
         ("sglang.srt.server_args", "ServerArgs.__post_init__"),  # 0.5.17/0.5.18
@@ -822,16 +848,18 @@ def _pipeline_text() -> str:
             text = inspect.getsource(RuleFunction(module, name, 0).resolve())
         except (ModuleNotFoundError, AttributeError, OSError, TypeError):
             continue
+        if not inline:
+            return text
         cls = server_args_class()
 
-        def inline(match: re.Match) -> str:
+        def expand(match: re.Match) -> str:
             method = getattr(cls, match[1], None)
             try:
                 return match[0] + "\n" + inspect.getsource(method) if inspect.isfunction(method) else match[0]
             except (OSError, TypeError):
                 return match[0]
 
-        return re.sub(r"self\.(_\w+)\(", inline, text)
+        return re.sub(r"self\.(_\w+)\(", expand, text)
     return ""
 
 
@@ -839,6 +867,15 @@ def _pipeline_text() -> str:
 _RESOLVERS = ("_data_parallelism_defaults", "_page_size_default")
 # Where the pipeline applies model overrides (Kimi-K3's among them).
 _MODEL_OVERRIDES = ("handle_model_specific_adjustments(", "_handle_model_specific_adjustments(")
+
+
+@functools.cache
+def page_size_snaps() -> tuple[RuleFunction, ...]:
+    """The passes that move page_size to what a backend supports ("changing
+    page_size from 1 to 64"): later rules read the page size they leave."""
+    return tuple(
+        e for f in locate(r"changing page_size from (.+?) to ") for e in entry_points(f)
+    )
 
 
 def named(name: str) -> tuple[RuleFunction, ...]:
@@ -849,6 +886,40 @@ def named(name: str) -> tuple[RuleFunction, ...]:
         for qualname, node in _callables(tree)
         if qualname == name
     )
+
+
+def _pipeline_calls(name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b(?=[(),])", _pipeline_text(inline=False)) is not None
+
+
+@functools.cache
+def _callers(name: str) -> tuple[RuleFunction, ...]:
+    """The rule-source functions whose bodies use name: call it (``name(...)``,
+    ``self.name(...)``) or hand it on (a dispatch table, ``run_hook(name, ...)``)."""
+    found = []
+    for module, tree in _rule_sources():
+        for qualname, node in _callables(tree):
+            if qualname.rsplit(".", 1)[-1] == name:
+                continue
+            for ref in ast.walk(node):
+                used = ref.id if isinstance(ref, ast.Name) else ref.attr if isinstance(ref, ast.Attribute) else None
+                if used == name:
+                    found.append(RuleFunction(module, qualname, node.lineno))
+                    break
+    return tuple(found)
+
+
+def entry_points(function: RuleFunction, depth: int = 0) -> tuple[RuleFunction, ...]:
+    """What the pipeline calls to reach function: the function itself when
+    the pipeline calls it, else its callers' entry points (their guards, such
+    as "only with EAGLE", hold), up to three calls deep."""
+    name = function.qualname.rsplit(".", 1)[-1]
+    if _pipeline_calls(name) or depth == 3:
+        return (function,)
+    callers = _callers(name)
+    if not callers:
+        return (function,)
+    return tuple(dict.fromkeys(e for c in callers for e in entry_points(c, depth + 1)))
 
 
 def _rank(function: RuleFunction) -> tuple[int, str, int]:
@@ -868,6 +939,20 @@ def _rank(function: RuleFunction) -> tuple[int, str, int]:
     return (at if at >= 0 else len(text), function.module, function.line)
 
 
+class _JudgeHFConfig(_ProbeHFConfig):
+    """The stand-in checkpoint of the judge: numbers are plausible, and
+    optional features (``*_config``, ``use_*``, ``is_*``, ``sliding_window``)
+    are absent, as in a plain dense decoder."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name.endswith(("_config", "_configs")) or name.startswith(("use_", "is_", "enable_")) \
+                or name in ("sliding_window", "layer_types", "quantization", "text_config"):
+            return None
+        return 64
+
+
 @functools.cache
 def probe_model_config(architecture: str) -> Any:
     """A ModelConfig for a checkpoint of this architecture, built from a
@@ -883,7 +968,7 @@ def probe_model_config(architecture: str) -> Any:
             return False if name.startswith(("is_", "has_", "use_", "enable_")) else None
 
     config = ProbeModelConfig.__new__(ProbeModelConfig)
-    config.hf_config = _ProbeHFConfig(architecture, **_hints(True))
+    config.hf_config = _JudgeHFConfig(architecture, **_hints(True))
     config.hf_text_config = config.hf_config
     config.model_path = "autofix-probe"
     try:
@@ -952,6 +1037,30 @@ def _declare(record: Any, source: str, values: dict[str, Any]) -> None:
         vars(record).update(values)
 
 
+@contextlib.contextmanager
+def stand_in_models(architecture: str | None) -> Iterator[None]:
+    """Every ModelConfig a rule builds (the served model's, a draft model's)
+    is the stand-in of the case's architecture: nothing is downloaded."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    stand_in = architecture or "LlamaForCausalLM"
+    saved = ModelConfig.__dict__["from_server_args"]
+    ModelConfig.from_server_args = staticmethod(lambda *a, **k: probe_model_config(stand_in))
+    # sglang's own get_config (draft models, aliases), wherever it was imported.
+    patched: list[tuple[types.ModuleType, Any]] = []
+    for module in [m for name, m in sys.modules.items() if name.startswith("sglang.srt") and m is not None]:
+        found = getattr(module, "get_config", None)
+        if callable(found) and "hf_transformers" in (getattr(found, "__module__", "") or ""):
+            patched.append((module, found))
+            module.get_config = lambda *a, **k: _JudgeHFConfig(stand_in, **_hints(True))
+    try:
+        yield
+    finally:
+        ModelConfig.from_server_args = saved
+        for module, found in patched:
+            module.get_config = found
+
+
 def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFunction]) -> dict[str, Any]:
     parsed = parse_one(list(case["argv"]), case.get("cwd"))
     result: dict[str, Any] = {"ok": parsed["ok"], "stage": "parse", "error": parsed["error"], "ran": []}
@@ -967,7 +1076,7 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
     vars(record)["_model_config"] = model  # 0.5.19+ memo
     if not hasattr(type(record), "resolve_once"):
         vars(record)["model_config"] = model  # 0.5.17/0.5.18 memo
-    steps = [*rules, *(f for name in _RESOLVERS for f in named(name))]
+    steps = [*rules, *(f for name in _RESOLVERS for f in named(name)), *page_size_snaps()]
     if architecture == KIMI_K3:
         steps.append(RuleFunction(funcs.kimi_module.__name__, "_kimi_k3_overrides", 0))
     post_pass = getattr(importlib.import_module("sglang.srt.arg_groups.overrides"), "run_post_process_pass", None)
@@ -1026,9 +1135,12 @@ def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
     results = []
     for case in request["cases"]:
         wanted = case.get("patterns", patterns)
-        rules = sorted({f for p in wanted for f in (locate(p) if located.get(p) else ())}, key=_rank)
+        rules = sorted(
+            {e for p in wanted for f in (locate(p) if located.get(p) else ()) for e in entry_points(f)}, key=_rank
+        )
         modules = [*funcs.modules, *(importlib.import_module(f.module) for f in rules)]
-        with machine(modules, case.get("gpu")), contextlib.ExitStack() as stack:
+        with machine(modules, case.get("gpu")), stand_in_models(case.get("architecture")), \
+                contextlib.ExitStack() as stack:
             saved = funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support
             funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support = lambda: None
             stack.callback(setattr, funcs.kimi_module, "_require_kimi_k3_cutedsl_dcp_support", saved)

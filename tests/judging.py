@@ -74,10 +74,9 @@ def oracle_profile(gpu_name: str | None) -> str | None:
         raise ValueError(f"unknown GPU {gpu_name!r}")
     if gpu.is_hip:
         return "mi300x"
-    if gpu.is_sm90:
-        return "h100"
-    if gpu.is_sm100:
-        return "b200"
+    profiles = {9: "h100", 10: "b200", 8: "a100", 12: "rtx5090"}
+    if gpu.sm is not None and gpu.sm // 10 in profiles:
+        return profiles[gpu.sm // 10]
     raise ValueError(f"no oracle profile answers for {gpu.label}")
 
 

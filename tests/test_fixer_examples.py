@@ -21,6 +21,7 @@ import pytest
 
 import oracle
 from autofix.fixer import Fixer, all_fixers
+from autofix.pipeline import release_in_text
 from judging import (
     DocExample, architecture_of, check_example, doc_example, launches_in, oracle_profile, patterns_holding_in,
     refusals, releases_of,
@@ -30,6 +31,10 @@ FIXERS = all_fixers()
 
 
 def judged_releases(fx: Fixer) -> list[str]:
+    """The first and last release the fixer names, or the release its Example pins."""
+    pinned = release_in_text(doc_example(fx.doc, "## Example").script or "")
+    if pinned is not None:
+        return [pinned]
     releases = releases_of(fx)
     return sorted({releases[0], releases[-1]})
 
