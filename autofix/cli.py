@@ -149,7 +149,9 @@ def main(
     if list_fixers:
         from autofix import report
 
-        click.echo(report.fixers_json(fixers) if fmt == "json" else report.fixers_text(fixers))
+        # Every fixer, opt-in ones too, unless a selection was asked for.
+        listed = fixers if select else registry.all_fixers()
+        click.echo(report.fixers_json(listed) if fmt == "json" else report.fixers_text(listed))
         sys.exit(EXIT_CLEAN)
     if diff_mode and fix_mode:
         raise click.UsageError("--diff and --fix are exclusive")

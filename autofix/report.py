@@ -75,9 +75,10 @@ def diff(path: str, before: str, after: str) -> str:
 
 
 def fixers_text(fixers: Sequence[Fixer]) -> str:
-    rows = [("code", "name", "record", "releases", "default")]
+    rows = [("code", "name", "record", "releases", "default", "needs")]
     for fx in fixers:
-        rows.append((fx.code, fx.name, fx.record, f"{fx.releases[0]}-{fx.releases[1]}", "yes" if fx.default else "no"))
+        rows.append((fx.code, fx.name, fx.record, f"{fx.releases[0]}-{fx.releases[1]}", "yes" if fx.default else "no",
+                     "--gpu" if fx.gpu else ""))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
 
@@ -91,6 +92,7 @@ def fixers_json(fixers: Sequence[Fixer]) -> str:
                 "record": fx.record,
                 "releases": list(fx.releases),
                 "default": fx.default,
+                "gpu": fx.gpu,
                 "summary": fx.summary,
             }
             for fx in fixers

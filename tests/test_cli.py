@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from autofix.cli import main
+from autofix.fixer import all_fixers
 
 BAD = (
     "#!/bin/bash\n"
@@ -163,6 +164,14 @@ def test_list_and_explain() -> None:
         assert code in table.stdout
     listed = json.loads(invoke("--list", "--format", "json").stdout)
     assert {f["record"] for f in listed} >= {"50f82a4b5a705b9a", "1f2bd480c921bf78", "2311bd20282a9819"}
+    # Every fixer, opt-in and GPU ones too, with what it needs and where its record holds.
+    assert [f["code"] for f in listed] == [fx.code for fx in all_fixers()]
+    for entry, fx in zip(listed, all_fixers()):
+        assert (entry["name"], entry["record"], entry["releases"], entry["default"], entry["gpu"]) == (
+            fx.name, fx.record, list(fx.releases), fx.default, fx.gpu)
+    assert len(listed) >= 23
+    assert {f["code"] for f in json.loads(invoke("--list", "--select", "SGL0", "--format", "json").stdout)} == {
+        fx.code for fx in all_fixers() if fx.code.startswith("SGL0")}
     explained = invoke("--explain", "tokenspeed-mla-on-non-mla-model")
     assert explained.exit_code == 0
     for heading in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety"):
