@@ -864,7 +864,10 @@ def _pipeline_text(inline: bool = True) -> str:
 
 
 # Steps that are not rules but which a rule reads the result of: ranked and run like rules.
-_RESOLVERS = ("_data_parallelism_defaults", "_page_size_default")
+_RESOLVERS = (
+    "_data_parallelism_defaults", "_page_size_default", "_pipeline_parallel_overlap_disable",
+    "parse_cuda_graph_config", "_parse_cuda_graph_config",
+)
 # Where the pipeline applies model overrides (Kimi-K3's among them).
 _MODEL_OVERRIDES = ("handle_model_specific_adjustments(", "_handle_model_specific_adjustments(")
 
@@ -884,7 +887,7 @@ def named(name: str) -> tuple[RuleFunction, ...]:
         RuleFunction(module, qualname, node.lineno)
         for module, tree in _rule_sources()
         for qualname, node in _callables(tree)
-        if qualname == name
+        if qualname in (name, f"ServerArgs.{name}")
     )
 
 
@@ -924,9 +927,11 @@ def entry_points(function: RuleFunction, depth: int = 0) -> tuple[RuleFunction, 
 
 def _rank(function: RuleFunction) -> tuple[int, str, int]:
     """Where the pipeline calls a function (post-process passes: at the pass);
-    unknown ones run last, in file order."""
+    a resolver it does not name runs first, other unknown ones last, in file order."""
     text = _pipeline_text()
     name = function.qualname.rsplit(".", 1)[-1]
+    if name in _RESOLVERS and not re.search(rf"\b{re.escape(name)}\b", text):
+        return (-1, function.module, function.line)
     if name == "_kimi_k3_overrides":
         return (min((i for i in (text.find(m) for m in _MODEL_OVERRIDES) if i >= 0), default=0), "", 0)
     # A call, or a pass handed to run_post_process_pass.
@@ -968,7 +973,8 @@ def probe_model_config(architecture: str) -> Any:
             return False if name.startswith(("is_", "has_", "use_", "enable_")) else None
 
     config = ProbeModelConfig.__new__(ProbeModelConfig)
-    config.hf_config = _JudgeHFConfig(architecture, **_hints(True))
+    # MLA attributes only where the architecture is MLA with them (a dense model has no kv_lora_rank).
+    config.hf_config = _JudgeHFConfig(architecture, **_hints(_is_mla(architecture, _hints(True))))
     config.hf_text_config = config.hf_config
     config.model_path = "autofix-probe"
     try:
@@ -1052,7 +1058,7 @@ def stand_in_models(architecture: str | None) -> Iterator[None]:
         found = getattr(module, "get_config", None)
         if callable(found) and "hf_transformers" in (getattr(found, "__module__", "") or ""):
             patched.append((module, found))
-            module.get_config = lambda *a, **k: _JudgeHFConfig(stand_in, **_hints(True))
+            module.get_config = lambda *a, **k: probe_model_config(stand_in).hf_config
     try:
         yield
     finally:
@@ -1098,6 +1104,9 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
                 declared = function(record)
                 if isinstance(declared, dict):
                     _declare(record, step.qualname, declared)
+            if not hasattr(type(record), "resolve_once"):
+                # 0.5.17/0.5.18 handlers read fields: what passes inside them declared is materialised.
+                vars(record).update(declared_overlay(record))
         # The attention registry's MLA/MHA guard, when the model runner starts.
         if architecture is not None:
             fields = {k: getattr(record, k) for k in _field_names(type(record))}
