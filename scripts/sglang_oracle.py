@@ -192,6 +192,7 @@ BLACKWELL_PROBES: dict[str, Any] = {
     "get_device_sm": 100,
     "get_device_capability": (10, 0),
     "get_device_name": "NVIDIA B200",
+    "get_device_memory_capacity": 183 * 1024,  # MiB
 }
 
 # The same machine in the words of sglang.srt.runtime_context.override_platform
@@ -221,6 +222,7 @@ BLACKWELL_PLATFORM: dict[str, Any] = {
 _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
     "b200": {},
     "h100": {
+        "get_device_memory_capacity": 80 * 1024,
         "is_sm90_supported": True, "is_sm100_supported": False, "is_sm100_or_sm110_supported": False,
         "is_blackwell_supported": False, "is_hopper_with_cuda_12_3": True,
         "get_device_sm": 90, "get_device_capability": (9, 0), "get_device_name": "NVIDIA H100 80GB HBM3",
@@ -228,6 +230,7 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
         "device_sm": 90, "device_capability": (9, 0),
     },
     "a100": {
+        "get_device_memory_capacity": 80 * 1024,
         "is_sm90_supported": False, "is_sm100_supported": False, "is_sm100_or_sm110_supported": False,
         "is_blackwell_supported": False, "is_hopper_with_cuda_12_3": False,
         "get_device_sm": 80, "get_device_capability": (8, 0), "get_device_name": "NVIDIA A100-SXM4-80GB",
@@ -235,6 +238,7 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
         "device_sm": 80, "device_capability": (8, 0),
     },
     "rtx5090": {
+        "get_device_memory_capacity": 32 * 1024,
         "is_sm90_supported": False, "is_sm100_supported": False, "is_sm100_or_sm110_supported": False,
         "is_sm120_supported": True, "is_blackwell_supported": True, "is_hopper_with_cuda_12_3": False,
         "get_device_sm": 120, "get_device_capability": (12, 0), "get_device_name": "NVIDIA GeForce RTX 5090",
@@ -242,6 +246,7 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
         "device_sm": 120, "device_capability": (12, 0),
     },
     "mi300x": {
+        "get_device_memory_capacity": 192 * 1024,
         "is_cuda": False, "is_cuda_alike": True, "is_hip": True, "is_sm100_supported": False,
         "is_sm100_or_sm110_supported": False, "is_blackwell_supported": False, "is_flashinfer_available": False,
         "get_device_sm": 0, "get_device_capability": (9, 4), "get_device_name": "AMD Instinct MI300X",
@@ -613,6 +618,8 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
     patch(torch.cuda, "get_device_capability", lambda *a, **k: major_minor)
     patch(torch.cuda, "get_device_name", lambda *a, **k: probes["get_device_name"])
     patch(torch.cuda, "device_count", lambda: 8)
+    memory = probes["get_device_memory_capacity"] * 1024 * 1024
+    patch(torch.cuda, "mem_get_info", lambda *a, **k: (memory, memory))
     try:
         yield
     finally:
@@ -946,22 +953,22 @@ def _rank(function: RuleFunction) -> tuple[int, str, int]:
 
 class _JudgeHFConfig(_ProbeHFConfig):
     """The stand-in checkpoint of the judge: numbers are plausible, and
-    optional features (``*_config``, ``use_*``, ``is_*``, ``sliding_window``)
-    are absent, as in a plain dense decoder."""
+    optional features (``*_config``, ``use_*``, ``is_*``, ``index_*`` of
+    sparse attention, ``sliding_window``) are absent, as in a plain decoder."""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        if name.endswith(("_config", "_configs")) or name.startswith(("use_", "is_", "enable_")) \
+        if name.endswith(("_config", "_configs")) or name.startswith(("use_", "is_", "enable_", "index_")) \
                 or name in ("sliding_window", "layer_types", "quantization", "text_config"):
             return None
         return 64
 
 
-@functools.cache
 def probe_model_config(architecture: str) -> Any:
     """A ModelConfig for a checkpoint of this architecture, built from a
     stand-in HF config (no download): what rules that read the model see.
+    A new one each time: handlers write to it, and cases must not share that.
     Attributes the stand-in cannot know answer False (``is_*``, ``has_*``)
     or None."""
     from sglang.srt.configs.model_config import ModelConfig
@@ -1050,8 +1057,9 @@ def stand_in_models(architecture: str | None) -> Iterator[None]:
     from sglang.srt.configs.model_config import ModelConfig
 
     stand_in = architecture or "LlamaForCausalLM"
+    model = probe_model_config(stand_in)
     saved = ModelConfig.__dict__["from_server_args"]
-    ModelConfig.from_server_args = staticmethod(lambda *a, **k: probe_model_config(stand_in))
+    ModelConfig.from_server_args = staticmethod(lambda *a, **k: model)
     # sglang's own get_config (draft models, aliases), wherever it was imported.
     patched: list[tuple[types.ModuleType, Any]] = []
     for module in [m for name, m in sys.modules.items() if name.startswith("sglang.srt") and m is not None]:
