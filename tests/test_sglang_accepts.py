@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 import oracle
-from autofix.fixer import all_fixers, lookup, select
+from autofix.fixer import all_fixers, lookup
 from autofix.formats import detect
-from autofix.pipeline import Settings, fix_text, release_in_text
+from autofix.pipeline import fix_text, release_in_text
 from autofix.source import Source
-from judging import architecture_of, argv_of, gpu_in, launches_in, patterns_holding_in, refusals, releases_of
-from test_fixtures import FIXTURES, fixed_path
+from judging import architecture_of, argv_of, launches_in, oracle_profile, patterns_holding_in, refusals, releases_of
+from test_fixtures import FIXTURES, fixed_path, settings
 
 # Releases an unpinned fixture is judged in (where its fixers hold): SGLang
 # before and after the arg_groups split, and the release an unpinned launch
@@ -43,25 +43,22 @@ class Case:
     releases: tuple[str, ...]
 
 
-def settings_for(text: str) -> Settings:
-    gpu = gpu_in(text)
-    return Settings(select(["ALL"]), **({"gpu": gpu} if gpu else {}))
-
-
 def flagged(case: Path) -> dict[int, set[str]]:
     """Index of each launch autofix fixes in a fixture -> the codes of its fixable findings."""
     text = case.read_text(encoding="utf-8")
     source = Source(text)
     lines = [source.line_col(launch.span.start)[0] for launch in launches_in(case, text)]
     found: dict[int, set[str]] = {}
-    for r in fix_text(source, detect(case.name), settings_for(text)).findings:
-        if r.fix is not None and r.fix.applies(False) and r.launch_line in lines:
+    options = settings(text)
+    for r in fix_text(source, detect(case.name), options).findings:
+        if r.fix is not None and r.fix.applies(options.unsafe) and r.launch_line in lines:
             found.setdefault(lines.index(r.launch_line), set()).add(r.fixer.code)
     return found
 
 
 def cases_of(fixture: Path) -> list[Case]:
     codes = flagged(fixture)
+    options = settings(fixture.read_text(encoding="utf-8"))
     cases = []
     for fixed, path in ((False, fixture), (True, fixed_path(fixture))):
         text = path.read_text(encoding="utf-8")
@@ -74,7 +71,8 @@ def cases_of(fixture: Path) -> list[Case]:
             holding = [r for r in RELEASES if all(r in releases_of(fx) for fx in fixers)]
             releases = (pinned,) if pinned else tuple(holding)
             patterns = frozenset(p for fx in fixers for p in refusals(fx))
-            cases.append(Case(fixture, fixed, tuple(argv), architecture_of(launch), gpu_in(text), patterns, releases))
+            gpu = oracle_profile(options.gpu.name) if options.gpu else None
+            cases.append(Case(fixture, fixed, tuple(argv), architecture_of(launch), gpu, patterns, releases))
     return cases
 
 
@@ -94,7 +92,7 @@ def verdicts() -> dict[tuple[Case, str], dict]:
         batch = [c for c in cases if release in c.releases]
         every = patterns_holding_in(release)
         requests = [
-            {"argv": list(c.argv), "architecture": c.architecture, "gpu": c.gpu,
+            {"argv": list(c.argv), "cwd": str(c.fixture.parent), "architecture": c.architecture, "gpu": c.gpu,
              "patterns": every if c.fixed else sorted(c.patterns)}
             for c in batch
         ]
@@ -126,7 +124,11 @@ def test_sglang_refuses_the_flagged_launch_and_accepts_the_fix(fixture: Path, ve
                 assert any(re.search(p, verdict["error"]) for p in case.patterns), verdict["error"]
 
 
-def test_every_fixer_is_judged_on_a_fixture() -> None:
+def test_every_fixer_with_fixed_fixtures_is_judged_on_one() -> None:
+    """Each fixer's own Example is judged in test_fixer_examples; its fixtures are
+    judged here wherever a fixed launch is fully known (not report-only fixers,
+    nor launches with values from the environment)."""
     judged = {fixture.parent.name for fixture in FIXTURES_WITH_FIXES if cases_of(fixture)}
-    missing = {fx.name for fx in all_fixers() if fx.default} - judged
+    fixing = {fixture.parent.name for fixture in FIXTURES_WITH_FIXES}
+    missing = {fx.name for fx in all_fixers() if fx.default and fx.name in fixing} - judged
     assert not missing, f"no fully known fixed launch in the fixtures of {sorted(missing)}"
