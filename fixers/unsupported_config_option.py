@@ -28,6 +28,7 @@ with `server.yaml`:
 model-path: deepseek-ai/DeepSeek-V3
 tp-size: 8
 dcp-size: 8
+dcp-comm-backend: a2a
 dcp-replicate-q-proj: true
 ```
 
@@ -40,6 +41,7 @@ with `server.yaml`:
 model-path: deepseek-ai/DeepSeek-V3
 tp-size: 8
 dcp-size: 8
+dcp-comm-backend: a2a
 ```
 
 ## Fix safety
