@@ -941,8 +941,15 @@ def _rank(function: RuleFunction) -> tuple[int, str, int]:
         return (-1, function.module, function.line)
     if name == "_kimi_k3_overrides":
         return (min((i for i in (text.find(m) for m in _MODEL_OVERRIDES) if i >= 0), default=0), "", 0)
-    # A call, or a pass handed to run_post_process_pass.
-    found = re.search(rf"\b{re.escape(name)}\b(?=[(),])", text)
+    # A call, or a function handed to run_hook / run_post_process_pass; an
+    # import list names it too, but earlier than it runs.
+    word = re.escape(name)
+    found = None
+    for call in (rf"\b{word}\(", rf"run_hook\(\s*{word}\b", rf"run_post_process_pass\([^)]*\b{word}\b",
+                 rf"\b{word}\b(?=[(),])"):
+        found = re.search(call, text)
+        if found is not None:
+            break
     if found is None and name.startswith("_"):
         found = re.search(rf"\b{re.escape(name.lstrip('_'))}\(", text)
     at = found.start() if found else -1
@@ -1091,6 +1098,8 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
     if not hasattr(type(record), "resolve_once"):
         vars(record)["model_config"] = model  # 0.5.17/0.5.18 memo
     steps = [*rules, *(f for name in _RESOLVERS for f in named(name)), *page_size_snaps()]
+    # Kimi-K3's overrides run for Kimi-K3 only (SGLang dispatches them by architecture).
+    steps = [f for f in steps if f.qualname != "_kimi_k3_overrides"]
     if architecture == KIMI_K3:
         steps.append(RuleFunction(funcs.kimi_module.__name__, "_kimi_k3_overrides", 0))
     post_pass = getattr(importlib.import_module("sglang.srt.arg_groups.overrides"), "run_post_process_pass", None)
