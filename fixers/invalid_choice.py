@@ -7,7 +7,8 @@ one of them, in launches SGLang's argument parser reads
 (`python -m sglang.launch_server`, `sglang serve`, a `--config` file). When the
 release is not known, a value is reported only if no release autofix knows
 (0.5.17 to 0.5.23) accepts it and it is a near miss of a choice (`fp8` for
-`fp8_e4m3`): other releases and forks have choices of their own.
+`fp8_e4m3`), or the `None` an empty `--config` key becomes: other releases
+and forks have choices of their own.
 
 ## Why is this bad?
 SGLang refuses to start. `parser.parse_args` in `prepare_server_args` (the
@@ -40,7 +41,9 @@ from collections.abc import Iterator
 
 from autofix.edits import Fix
 from autofix.fixer import Finding, fixer
-from autofix.fixers._argparse import close, listing, parsed_by_sglang, release_name, tables_for, value_texts
+from autofix.fixers._argparse import (
+    close, in_config_file, listing, parsed_by_sglang, release_name, tables_for, value_texts,
+)
 from autofix.model import Launch
 
 # Choices SGLang computes from the environment when it builds the parser.
@@ -83,7 +86,9 @@ def check(launch: Launch) -> Iterator[Finding]:
                 )
                 continue
             near = [c for c in option.choices if c.startswith(value)][:4] or close(value, option.choices, 0.6)
-            if not near and launch.release is None:
-                continue  # another SGLang release, or a fork, may offer it: only near misses are typos
+            if not near and launch.release is None and not (value == "None" and in_config_file(flag)):
+                # Another SGLang release, or a fork, may offer it: only near misses are typos.
+                # (An empty config key reaches the parser as `None`, which no release offers.)
+                continue
             hint = f"; did you mean {listing(near)}?" if near else f"; choose from {listing(option.choices)}"
             yield Finding(at=flag.span, message=message + hint)
