@@ -13,7 +13,7 @@ When the prefill backend is `trtllm_mha` too, SGLang refuses the prefill
 backend first, and `trtllm-mha-prefill-on-unsupported-gpu` reports the launch.
 
 ## Example
-`--gpu mi300x`
+`--gpu a100`
 ```sh
 python -m sglang.launch_server --model-path Qwen/Qwen3-8B --decode-attention-backend trtllm_mha
 ```

@@ -14,7 +14,7 @@ on Blackwell GPUs (SM100). Please use a different prefill backend.`). The
 TensorRT-LLM prefill kernels are not built for Ampere, Ada or ROCm GPUs.
 
 ## Example
-`--gpu mi300x`
+`--gpu a100`
 ```sh
 python -m sglang.launch_server --model-path Qwen/Qwen3-8B --attention-backend trtllm_mha
 ```

@@ -991,6 +991,7 @@ def probe_model_config(architecture: str) -> Any:
     config.hf_config = _JudgeHFConfig(architecture, **_hints(_is_mla(architecture, _hints(True))))
     config.hf_text_config = config.hf_config
     config.model_path = "autofix-probe"
+    config.context_len = 32768
     try:
         ModelConfig._derive_model_shapes(config)
     except Exception:  # shapes after the attention decision; the decision is what rules read
