@@ -1009,8 +1009,9 @@ def resolved_defaults(raw: dict[str, Any]) -> dict[str, Any]:
         "tokenizer_path": model,
         "device": "cuda",
         "page_size": 1,
-        # SGLang's default on a GPU with B200-class memory.
+        # SGLang's defaults on a GPU with B200-class memory.
         "chunked_prefill_size": 16384,
+        "mem_fraction_static": 0.85,
     }
     return {k: v for k, v in fills.items() if k in raw and raw[k] is None}
 
