@@ -379,7 +379,9 @@ class ConfigIndex:
         if self._candidates is None:
             self._candidates = []
             seen: set[Path] = set()
-            for count, candidate in enumerate(walk(self.roots, self.resolver)):
+            # Default excludes only: a configuration elsewhere under the roots (even a
+            # broken one) is no concern of the search for the scripts that read a file.
+            for count, candidate in enumerate(walk(self.roots)):
                 if count >= INDEX_LIMIT:
                     break
                 path = real_path(candidate.path)

@@ -297,3 +297,18 @@ def test_load_config_and_resolver(tmp_path: Path) -> None:
     write(tmp_path / "bad/.autofix.toml", "nope = 1\n")
     with pytest.raises(ConfigError, match="unknown key `nope`"):
         resolver.for_path(tmp_path / "bad/x.sh")
+
+
+def test_a_broken_configuration_elsewhere_under_the_working_directory_is_no_concern(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Finding the scripts that read a config file walks the working directory too;
+    # a broken configuration in an unrelated folder there must not stop the run.
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / ".autofix.toml").write_text("sglang_version = '0.5.18'\n")
+    (tmp_path / "elsewhere" / "run.sh").write_text("python -m sglang.launch_server --config conf.yaml\n")
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "serve.yaml").write_text("model-path: Qwen/Qwen3-8B\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["work/serve.yaml"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
