@@ -668,6 +668,16 @@ class RuleFunctions:
             return hook.handle_deprecated_args  # 0.5.19+: declares through the stash
         return server_args_class()._handle_deprecated_args  # 0.5.17/0.5.18: writes fields
 
+    def registry_guard(self, view: Any, use_mla: bool) -> None:
+        """The attention registry's MLA/MHA guard of each effective prefill/decode
+        backend, as the model runner meets it at start (record 1f2bd480c921bf78)."""
+        prefill = view.prefill_attention_backend or view.attention_backend
+        decode = view.decode_attention_backend or view.attention_backend
+        for backend in dict.fromkeys(b for b in (prefill, decode) if b):
+            wants_mla = self.kind_guard(backend)
+            if wants_mla is not None and wants_mla != use_mla:
+                self.backends[backend](types.SimpleNamespace(use_mla_backend=use_mla, server_args=view))
+
     def kind_guard(self, backend: str) -> bool | None:
         """What ``use_mla_backend`` the creator of ``backend`` insists on, read
         from its first statement (``if not runner.use_mla_backend: raise``);
@@ -714,15 +724,7 @@ def run_rules(funcs: RuleFunctions, case: dict[str, Any]) -> dict[str, Any]:
         funcs.kv_checks(view)
         # 4. The attention registry's MLA/MHA guard at model-runner start (record 3).
         if architecture is not None:
-            hf_attrs = {**_hints(True), **case.get("hf_config", {})}
-            use_mla = _is_mla(architecture, hf_attrs)
-            prefill = view.prefill_attention_backend or view.attention_backend
-            decode = view.decode_attention_backend or view.attention_backend
-            for backend in dict.fromkeys(b for b in (prefill, decode) if b):
-                wants_mla = funcs.kind_guard(backend)
-                if wants_mla is not None and wants_mla != use_mla:
-                    runner = types.SimpleNamespace(use_mla_backend=use_mla, server_args=view)
-                    funcs.backends[backend](runner)
+            funcs.registry_guard(view, _is_mla(architecture, {**_hints(True), **case.get("hf_config", {})}))
     except Exception as exc:
         result["ok"] = False
         result["error"] = exception_text(exc)
@@ -1033,7 +1035,7 @@ def server_args_record(raw: dict[str, Any]) -> Any:
         record = cls(**{k: v for k, v in raw.items() if k in fields})
         for key, value in raw.items():
             if key not in fields:
-                object.__setattr__(record, key, value) if not hasattr(cls, "__struct_fields__") else setattr(record, key, value)
+                setattr(record, key, value)
     else:
         record = cls.__new__(cls)
         vars(record).update(raw)
@@ -1130,13 +1132,7 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
         if architecture is not None:
             fields = {k: getattr(record, k) for k in _field_names(type(record))}
             view = types.SimpleNamespace(**{**vars(record), **fields, **declared_overlay(record)})
-            use_mla = _is_mla(architecture, _hints(True))
-            prefill = view.prefill_attention_backend or view.attention_backend
-            decode = view.decode_attention_backend or view.attention_backend
-            for backend in dict.fromkeys(b for b in (prefill, decode) if b):
-                wants_mla = funcs.kind_guard(backend)
-                if wants_mla is not None and wants_mla != use_mla:
-                    funcs.backends[backend](types.SimpleNamespace(use_mla_backend=use_mla, server_args=view))
+            funcs.registry_guard(view, _is_mla(architecture, _hints(True)))
     except Exception as exc:  # AssertionError, ValueError, NotImplementedError ...
         return {**result, "ok": False, "stage": "rules", "error": exception_text(exc)}
     return {**result, "stage": "rules"}

@@ -17,6 +17,7 @@ from autofix.knowledge.options import table
 from autofix.model import Launch
 from autofix.pipeline import Settings, fix_text
 from autofix.source import Source
+from judging import argv_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -747,16 +748,6 @@ def test_format_module_is_loaded_through_the_registry() -> None:
 # -- SGLang's own parser accepts every fixed launch ----------------------------------------------
 
 
-def cli_argv(launch: Launch) -> list[str] | None:
-    """The argv SGLang's parser sees for a launch; keyword launches as their flags. None when unknown."""
-    if any(arg.text is None or arg.splat for arg in launch.args):
-        return None
-    tokens = [arg.text for arg in launch.args]
-    if launch.form == "serve" and launch.positionals and launch.args[0] is launch.positionals[0]:
-        tokens = ["--model-path", *tokens]
-    return tokens  # type: ignore[return-value]
-
-
 FIXED_PY = sorted(FIXTURES.rglob("*.fixed.py"))
 
 
@@ -773,7 +764,7 @@ def sglang_verdicts() -> dict[Path, list[tuple[list[str], dict]]]:
         for launch in find_launches(Source(text), table(release), release=release):
             if launch.form == "engine":
                 continue  # keywords never meet the parser: ServerArgs(attention_backend="FA3") constructs
-            tokens = cli_argv(launch)
+            tokens = argv_of(launch)  # keyword launches as their flags
             if tokens is not None:
                 by_release.setdefault(release, []).append((case, tokens))
     verdicts: dict[Path, list[tuple[list[str], dict]]] = {}

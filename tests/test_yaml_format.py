@@ -21,6 +21,7 @@ from autofix.formats.yamltext import mask_templates, plain_token, read_scalar
 from autofix.knowledge.options import table
 from autofix.pipeline import Linked, Settings, fix_text, release_in_text
 from autofix.source import Source
+from judging import architecture_of, argv_of
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "yaml"
 if not CORPUS.is_dir():
@@ -440,11 +441,6 @@ def _config_fixtures() -> list[tuple[Path, object]]:
     return found
 
 
-def _architecture(launch) -> str | None:  # noqa: ANN001
-    model = launch.model
-    return model.architecture or ("LlamaForCausalLM" if model.mla is False else None)
-
-
 @pytest.mark.parametrize("release", ORACLE_RELEASES)
 def test_config_files_read_as_sglangs_merger_reads_them(release: str) -> None:
     oracle = _oracle()
@@ -477,13 +473,11 @@ def test_fixed_config_files_and_argument_lists_are_accepted_by_sglang(release: s
         for old, launch in zip(before, after):
             if Source.decode(original.read_bytes()).line_col(old.span.start)[0] not in flagged:
                 continue
-            texts = [a.text for a in launch.args]
-            if any(t is None for t in texts) or any(a.splat for a in launch.args):
+            texts = argv_of(launch)
+            if texts is None:
                 continue
-            if launch.form == "serve" and launch.positionals and launch.args[0] is launch.positionals[0]:
-                texts = ["--model-path", *texts]
             argvs.append(["--config", str(fixed)] if launch.form == "config" else texts)
-            architectures.append(_architecture(launch))
+            architectures.append(architecture_of(launch))
             names.append(f"{fixed.relative_to(FIXTURES)} line {launch.span.start}")
     assert argvs
     parsed = oracle.parse(release, argvs)
@@ -513,7 +507,7 @@ def test_fixed_split_launches_are_accepted_by_sglang(release: str, tmp_path: Pat
         if launch.form == "serve" and launch.positionals and launch.args[0] is launch.positionals[0]:
             argv = ["--model-path", *argv]
         argvs.append(argv)
-        architectures.append(_architecture(merged))
+        architectures.append(architecture_of(merged))
     parsed = oracle.parse(release, argvs)
     for name, result in zip(SPLIT, parsed):
         assert result["ok"], (name, result["error"])
