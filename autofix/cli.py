@@ -15,10 +15,9 @@ from pathlib import Path
 import click
 
 from autofix import fixer as registry
-from autofix.config import Config, ConfigError, Overrides, Resolver
+from autofix.config import ConfigError, Overrides, Resolver
 from autofix.knowledge.gpus import GPUS, Gpu, gpu_named
 from autofix.knowledge.releases import parse_release
-from autofix.source import DecodeError, Source
 from autofix.suppressions import fixer_words
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -51,6 +50,7 @@ class Run:
     finding_files: set[str] = field(default_factory=set)
     progress: object = None  # output.terminal.Progress during a walk
     gpu: Gpu | None = None  # --gpu, or `gpu` in [tool.autofix]
+    jobs: int = 1  # worker processes for a large run (--jobs)
 
     def first_time(self, r) -> bool:  # noqa: ANN001
         if r.path is None:
@@ -99,6 +99,8 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--gpu", metavar="NAME", help="The GPU the launches run on (h100, b200, mi300x, ...); enables GPU rules.")
 @click.option("--from-log", metavar="FILE", help="Name the fixers for the errors in an SGLang log ('-': stdin); "
               "with PATHS, check them with those fixers only.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default="0: one per core",
+              help="Worker processes for a run of many files; the output is the same for any number.")
 @click.version_option(package_name="autofix")
 def main(
     paths: tuple[Path, ...],
@@ -120,6 +122,7 @@ def main(
     stdin_filename: str | None,
     gpu: str | None,
     from_log: str | None,
+    jobs: int,
 ) -> None:
     """Find SGLang launches that SGLang would refuse to start, and fix them minimally."""
     _exit_on_sigterm()
@@ -164,6 +167,11 @@ def main(
         raise click.UsageError(f"--sglang-version: not a release: {release}")
     run = Run("add-ignore" if add_ignore else "diff" if diff_mode else "fix" if fix_mode else "check", fmt)
     run.resolver, run.force_exclude = resolver, force_exclude
+    if jobs == 0:
+        from autofix.workers import available_cores
+
+        jobs = available_cores()
+    run.jobs = jobs
     resolver.restrict(None if from_log is None else {fx.code for fx in fixers})
     gpu_name = gpu or config.gpu
     if gpu_name is not None:
@@ -180,12 +188,12 @@ def main(
         if len(targets) > 1:
             raise click.UsageError("'-' (stdin) cannot be combined with other paths")
         try:
-            _stdin(run, fixers, release, unsafe, stdin_filename or "-", config)
+            _stdin(run, stdin_filename or "-")
         except ConfigError as exc:  # a configuration met on the way (nearer to a file than the first)
             run.error(str(exc))
     else:
         try:
-            _files(run, fixers, release, unsafe, targets, config)
+            _files(run, targets)
         except ConfigError as exc:
             run.error(str(exc))
     sys.exit(_finish(run))
@@ -254,8 +262,10 @@ def _explain(word: str) -> int:
     return EXIT_CLEAN
 
 
-def _files(run: Run, fixers, release, unsafe, targets, config: Config) -> None:  # noqa: ANN001
+def _files(run: Run, targets: list[Path]) -> None:
+    from autofix.analysis import Analyser, Outcome
     from autofix.files import ConfigIndex, display, real_path, walk
+    from autofix.workers import ordered_map
 
     for target in targets:
         if target.is_symlink() and not target.exists():  # a dangling link or a loop, named explicitly
@@ -269,68 +279,84 @@ def _files(run: Run, fixers, release, unsafe, targets, config: Config) -> None: 
     roots = [t if t.is_dir() else t.parent for t in existing]
     candidates = list(walk(existing, run.resolver, run.force_exclude))
     in_run = {real_path(c.path) for c in candidates if c.spec is not None}
-    index = ConfigIndex([*roots, Path.cwd()], run.resolver)
-    checker = _Checker(run, fixers, release, unsafe, config, roots)
+    # The scripts that read a config file through `--config` are looked for among the files
+    # checked, and for files named one by one (as pre-commit names them), in the working directory.
+    folders = [t for t in existing if t.is_dir()]
+    index = ConfigIndex([*roots, Path.cwd()], search=[Path.cwd()] if len(folders) < len(existing) else [])
+    checker = _Checker(run, Analyser(run.mode, run.resolver, roots))  # type: ignore[arg-type]
+    # The prefilter, here: files that cannot hold a launch are done with one read and one search.
+    screened: dict[int, Outcome] = {}  # what is known of a file without parsing it (mostly NOTHING)
+    for number, candidate in enumerate(candidates):
+        if candidate.spec is not None and candidate.skip is None:
+            outcome, data = checker.analyser.screen(candidate.path)
+            if outcome is not None:
+                screened[number] = outcome
+            else:
+                index.add(candidate.path, candidate.spec, data)
+    readers: dict[int, list[Path]] = {}
+    for number, candidate in enumerate(candidates):
+        if candidate.spec is not None and candidate.skip is None and candidate.spec.name == "yaml":
+            found = index.referrers(candidate.path)
+            if found:  # a --config file is checked with the launches that read it, through their files
+                readers[number] = found
+    # The files left to parse are checked in worker processes when there are many; their outcomes
+    # come back in the run's order, and this process prints them and writes.
+    alone = [c.path for n, c in enumerate(candidates)
+             if c.spec is not None and c.skip is None and n not in screened and n not in readers
+             and run.mode != "add-ignore"]
+    outcomes = ordered_map(lambda path: checker.analyser.file(path, str(path), alone=True), alone, run.jobs)
     from autofix.output.terminal import Progress
 
     run.progress = Progress(len(candidates))
-    for done, candidate in enumerate(candidates):
+    for number, candidate in enumerate(candidates):
         path = candidate.path
-        run.progress.step(done, str(path))
+        run.progress.step(number, str(path))
         if candidate.spec is None:
             click.echo(f"autofix: {path}: not a launch file autofix can read (skipped)", err=True)
-            continue
-        if candidate.skip is not None:
+        elif candidate.skip is not None:
             _clear_progress(run)
             click.echo(f"autofix: {path}: {candidate.skip} (skipped)", err=True)
-            continue
-        if candidate.spec.name == "yaml":
-            readers = index.referrers(path)
-            if readers:
-                # A --config file is checked with the launches that read it, through their files.
-                for reader in readers:
-                    if reader not in in_run:
-                        checker.check(reader, display(reader), only_config=display(path))
-                continue
-        checker.check(path, str(path))
+        elif number in readers:
+            for reader in readers[number]:
+                if reader not in in_run:
+                    checker.check(reader, display(reader), only_config=display(path))
+        elif number in screened:
+            checker.finish(path, str(path), screened[number])
+        elif run.mode == "add-ignore":
+            checker.check(path, str(path))
+        else:
+            outcome = next(outcomes)
+            if outcome.in_turn:
+                checker.check(path, str(path))
+            else:
+                checker.finish(path, str(path), outcome)
 
 
 class _Checker:
-    """Checks one file of a run, and writes what its fixes changed there and in the files it reads."""
+    """Checks one file of a run in this process, or finishes a worker's check of it: prints and writes."""
 
-    def __init__(self, run: Run, fixers, release, unsafe, config: Config, roots: list[Path]):  # noqa: ANN001
+    def __init__(self, run: Run, analyser):  # noqa: ANN001 - analysis.Analyser
         self.run = run
-        self.fixers = fixers
-        self.release = release
-        self.unsafe = unsafe
-        self.config = config
-        self.roots = roots
-        self.releases: dict[Path, str | None] = {}
+        self.analyser = analyser
 
     def check(self, path: Path, name: str, only_config: str | None = None) -> None:
-        from autofix.files import ConfigReader, ModelLookup, NotRegularFile, neighbour_release, read_regular, write_atomic
-        from autofix.formats import detect
+        from autofix.analysis import Outcome, check
+
+        prepared = self.analyser.prepare(path, name, only_config)
+        if isinstance(prepared, Outcome):
+            self.finish(path, name, prepared)
+        elif self.run.mode == "add-ignore":
+            self.write(path, _add_ignore(self.run, name, prepared.source, prepared.spec, prepared.settings))
+        else:
+            self.finish(path, name, check(self.run.mode, name, prepared))
+
+    def finish(self, path: Path, name: str, outcome) -> None:  # noqa: ANN001 - analysis.Outcome
+        self.write(path, _report(self.run, name, outcome))
+
+    def write(self, path: Path, result) -> None:  # noqa: ANN001 - pipeline.Result
+        from autofix.files import write_atomic
 
         run = self.run
-        try:
-            data = read_regular(path)
-        except NotRegularFile:
-            _clear_progress(run)
-            click.echo(f"autofix: {path}: not a regular file (skipped)", err=True)
-            return
-        except OSError as exc:
-            run.error(f"{path}: cannot read: {exc.strerror or exc}")
-            return
-        spec = detect(path.name, data[:128])
-        if spec is None or not spec.worth_parsing(data):
-            return
-        folder = path.parent.resolve()
-        if folder not in self.releases:
-            self.releases[folder] = neighbour_release(folder)
-        settings = run.resolver.effective(path)  # the nearest configuration's, or --config's
-        result = _check(run, name, data, spec, settings.fixers_for(path), settings.release, settings.unsafe,
-                        self.releases[folder], ModelLookup(folder, self.roots), ConfigReader(folder, self.roots),
-                        only_config, unused=settings.reports_unused_for(path), gpu=settings.gpu)
         if result is None or run.mode not in ("fix", "add-ignore"):
             return
         written = [(path, result.source, result.text)] if result.changed else []
@@ -342,9 +368,11 @@ class _Checker:
                 run.error(f"{target}: cannot write: {exc.strerror or exc}")
 
 
-def _stdin(run: Run, fixers, release, unsafe, name: str, config: Config) -> None:  # noqa: ANN001
+def _stdin(run: Run, name: str) -> None:
+    from autofix.analysis import Outcome, check, decode
     from autofix.files import ModelLookup, neighbour_release
     from autofix.formats import detect
+    from autofix.pipeline import Settings
 
     run.stdin = True
     data = sys.stdin.buffer.read()
@@ -353,10 +381,17 @@ def _stdin(run: Run, fixers, release, unsafe, name: str, config: Config) -> None
         run.error(f"{name}: cannot tell the file's kind; pass --stdin-filename with a known suffix")
         return
     folder = Path(name).parent.resolve()
-    settings = run.resolver.effective(Path(name))
-    result = _check(run, name, data, spec, settings.fixers_for(Path(name)), settings.release, settings.unsafe,
-                    neighbour_release(folder), ModelLookup(folder, [Path.cwd()]),
-                    unused=settings.reports_unused_for(Path(name)), gpu=settings.gpu)
+    effective = run.resolver.effective(Path(name))  # type: ignore[union-attr]
+    settings = Settings(effective.fixers_for(Path(name)), effective.release, neighbour_release(folder),
+                        effective.unsafe, ModelLookup(folder, [Path.cwd()]), gpu=effective.gpu,
+                        unused_suppressions=effective.reports_unused_for(Path(name)))
+    prepared = decode(name, data, spec, settings)
+    if isinstance(prepared, Outcome):
+        result = _report(run, name, prepared)
+    elif run.mode == "add-ignore":
+        result = _add_ignore(run, name, prepared.source, prepared.spec, prepared.settings)
+    else:
+        result = _report(run, name, check(run.mode, name, prepared))
     if run.mode in ("fix", "add-ignore"):
         sys.stdout.buffer.write(result.source.encode(result.text) if result else data)
         sys.stdout.buffer.flush()
@@ -398,32 +433,20 @@ def _add_ignore(run: Run, name, source, spec, settings):  # noqa: ANN001, ANN202
     return Result(source, added.text, [])
 
 
-def _check(run: Run, name, data, spec, fixers, release, unsafe, neighbour, lookup,  # noqa: ANN001, ANN202
-           reader=None, only_config=None, unused=False, gpu=None):  # noqa: ANN001
+def _report(run: Run, name: str, outcome):  # noqa: ANN202, ANN001 - analysis.Outcome -> pipeline.Result | None
+    """Print what checking one file gave, count it; the result, whose texts a --fix writes."""
     from autofix import report
-    from autofix.pipeline import Settings, fix_text
 
-    try:
-        source = Source.decode(data)
-    except DecodeError as exc:
-        run.error(f"{name}: cannot decode: {exc}")
+    for message, error in outcome.notes:
+        if error:
+            run.error(message)
+        else:
+            _clear_progress(run)
+            click.echo(f"autofix: {message}", err=True)
+    result = outcome.result
+    if result is None:
         return None
-    # The file's own GPU: --gpu, else its closest configuration's `gpu`.
-    settings = Settings(fixers, release, neighbour, unsafe, lookup, reader, only_config, gpu=gpu,
-                        unused_suppressions=unused)
-    if run.mode == "add-ignore":
-        return _add_ignore(run, name, source, spec, settings)
-    try:
-        result = fix_text(source, spec, settings, fix=run.mode != "check")
-    except SyntaxError as exc:
-        run.error(f"{name}: cannot parse: {exc.msg}")
-        return None
-    except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
-        run.error(f"{name}: internal error: {type(exc).__name__}: {exc}")
-        return None
-    if result.error is not None:
-        run.error(f"{name}: internal error: {result.error}; file left unchanged")
-        return None
+    source = result.source
     findings = [r for r in result.findings if run.first_time(r)]
     remaining = [r for r in findings if not r.fixed]
     fixed = [r for r in findings if r.fixed]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -29,6 +30,7 @@ KEYS = frozenset({
 })
 # In one folder, the first of these that holds autofix settings is its configuration.
 CONFIG_NAMES = (".autofix.toml", "pyproject.toml")
+_CONFIG_SET = frozenset(CONFIG_NAMES)
 # Folders a walk skips unless the configuration's `exclude` replaces this list.
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
@@ -232,21 +234,26 @@ class Resolver:
         self._loaded: dict[Path, Config] = {}
         self._effective: dict[int, Effective] = {}
 
-    def for_dir(self, folder: Path) -> Config:
+    def for_dir(self, folder: Path, names: Collection[str] | None = None) -> Config:
+        """The configuration of the files in folder; names: the folder's listing, when known (saves a look)."""
         if self.forced is not None:
             return self.forced
         folder = Path(os.path.abspath(folder))
         chain: list[Path] = []
         config: Config | None = None
-        for directory in (folder, *folder.parents):
+        directory = folder
+        while True:  # up to the nearest folder already known or holding a configuration
             if directory in self._by_dir:
                 config = self._by_dir[directory]
                 break
             chain.append(directory)
-            found = _config_in(directory)
+            found = _config_in(directory) if names is None or directory != folder or _CONFIG_SET & set(names) else None
             if found is not None:
                 config = self._load(found)
                 break
+            if directory.parent == directory:
+                break
+            directory = directory.parent
         if config is None:
             config = Config()
         for directory in chain:

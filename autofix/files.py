@@ -4,16 +4,18 @@ and what the files beside a launch say (a pinned SGLang release, a model's confi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import stat
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from autofix.config import Config, Resolver
+from autofix.config import DEFAULT_EXCLUDE, Config, Resolver
 from autofix.formats import FormatSpec, detect
 from autofix.pipeline import Linked, config_references, release_in_text
 from autofix.source import DecodeError, Source
@@ -46,11 +48,12 @@ def walk(paths: Sequence[Path], resolver: Resolver | None = None, force_exclude:
     ruff's --force-exclude, for pre-commit, which names every file).
     """
     excluded = resolver.excludes if resolver is not None else _DEFAULTS.excludes
+    config_of = resolver.for_dir if resolver is not None else lambda folder, names=None: _DEFAULTS
     for path in paths:
         if force_exclude and _explicitly_excluded(path, excluded):
             continue
         if path.is_dir():
-            yield from _walk_dir(path, excluded)
+            yield from _walk_dir(path, config_of)
         else:
             yield Candidate(path, _spec_of(path))
 
@@ -91,48 +94,57 @@ def _gitignore_spec(lines: Sequence[str]):  # noqa: ANN202 - pathspec.GitIgnoreS
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-def _walk_dir(root: Path, excluded: Callable[[Path, bool], bool]) -> Iterator[Candidate]:
+def _walk_dir(root: Path, config_of: Callable[[Path, Sequence[str]], Config]) -> Iterator[Candidate]:
+    """The files under root, in a stable order (sorted names, folder by folder).
+
+    Runs once per file of a tree, so it works on strings: a folder's
+    configuration is looked up once, and patterns are matched only when there are some.
+    """
     ignores: list[tuple[str, object]] = []
     real_root = os.path.realpath(root)
     for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        gitignore = here / ".gitignore"
-        if gitignore.is_file():
+        gitignore = os.path.join(dirpath, ".gitignore")
+        if os.path.isfile(gitignore):
             try:
-                lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
+                lines = Path(gitignore).read_text(encoding="utf-8", errors="replace").splitlines()
                 ignores.append((dirpath, _gitignore_spec(lines)))
             except OSError:
                 pass
+        config = config_of(Path(os.path.abspath(dirpath)), filenames)
+        patterns = config.exclude is not None or bool(config.extend_exclude)
+        defaults = DEFAULT_EXCLUDE if config.exclude is None else ()
+        specs = [(base, spec) for base, spec in ignores if dirpath == base or dirpath.startswith(base + os.sep)]
 
         def ignored(name: str, is_dir: bool) -> bool:
-            full = os.path.join(dirpath, name)
-            if excluded(Path(full), is_dir):
+            if is_dir and name in defaults:
                 return True
-            for base, spec in ignores:
-                if full.startswith(base + os.sep) or base == dirpath:
-                    rel = os.path.relpath(full, base) + ("/" if is_dir else "")
-                    if spec.match_file(rel):
-                        return True
+            full = os.path.join(dirpath, name)
+            if patterns and config.excludes(Path(full), is_dir):
+                return True
+            for base, spec in specs:
+                rel = os.path.relpath(full, base) + ("/" if is_dir else "")
+                if spec.match_file(rel):  # type: ignore[attr-defined]
+                    return True
             return False
 
         dirnames[:] = sorted(
             d
             for d in dirnames
-            if not os.path.islink(os.path.join(dirpath, d))
+            if not ignored(d, True)
+            and not os.path.islink(os.path.join(dirpath, d))
             and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
-            and not ignored(d, True)
         )
         for name in sorted(filenames):
-            full = here / name
+            full = os.path.join(dirpath, name)
             spec = detect(name)
             if spec is None and "." not in name:
-                spec = detect(name, _head(full))
+                spec = detect(name, _head(Path(full)))
             if spec is not None and not ignored(name, False):
                 if os.path.islink(full) and _outside(os.path.realpath(full), real_root):
                     # As symlinked folders are not walked: a fix would write outside the tree.
-                    yield Candidate(full, spec, "symlink to a file outside the checked folder")
+                    yield Candidate(Path(full), spec, "symlink to a file outside the checked folder")
                     continue
-                yield Candidate(full, spec)
+                yield Candidate(Path(full), spec)
 
 
 class NotRegularFile(OSError):
@@ -181,8 +193,10 @@ def write_atomic(path: Path, data: bytes) -> None:
         path = real_path(path)
     old = path.stat()
     mode = stat.S_IMODE(old.st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".autofix", dir=path.parent)
+    tmp = None
     try:
+        with _signals_held():  # a signal taken between creating the temp file and naming it would leave it
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".autofix", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -197,10 +211,25 @@ def write_atomic(path: Path, data: bytes) -> None:
         os.replace(tmp, path)
     except BaseException:
         try:
-            os.unlink(tmp)
+            if tmp is not None:
+                os.unlink(tmp)
         except OSError:
             pass
         raise
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block ends (where the platform can hold them)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 # -- what the files beside a launch say ---------------------------------------------
@@ -340,15 +369,25 @@ class ConfigReader:
 class ConfigIndex:
     """Which launch files read a config file through `--config FILE`.
 
-    Built on first use from a walk of the given folders (the scanned tree and
-    the working directory), looking only at files that say `--config`.
+    The files searched are those the run hands over (`add`, as it screens them)
+    and, on first use, those of one walk of the search folders (a folder inside
+    another is walked as part of it); only files that say `--config` are kept.
+    roots: where a config file may be read from (see ConfigReader).
     """
 
-    def __init__(self, roots: Sequence[Path], resolver: Resolver | None = None):
+    def __init__(self, roots: Sequence[Path], search: Sequence[Path] | None = None):
         self.roots = [r for r in dict.fromkeys(r.resolve() for r in roots) if r.is_dir()]
-        self.resolver = resolver
-        self._candidates: list[tuple[Path, FormatSpec, bytes]] | None = None
+        folders = [r for r in dict.fromkeys(r.resolve() for r in (roots if search is None else search)) if r.is_dir()]
+        self.search = [r for r in folders if not any(r != o and r.is_relative_to(o) for o in folders)]
+        self._added: dict[Path, tuple[Path, FormatSpec, bytes]] = {}
+        self._walked: dict[Path, tuple[Path, FormatSpec, bytes]] | None = None
         self._reads: dict[Path, set[Path]] = {}
+
+    def add(self, path: Path, spec: FormatSpec, data: bytes) -> None:
+        """A file the run read: searched without being read again, if it says `--config`."""
+        if b"--config" in data:
+            real = real_path(path)
+            self._added[real] = (real, spec, data)
 
     def referrers(self, config: Path) -> list[Path]:
         """The launch files whose launches read config."""
@@ -376,22 +415,20 @@ class ConfigIndex:
         return self._reads[path]
 
     def _files(self) -> list[tuple[Path, FormatSpec, bytes]]:
-        if self._candidates is None:
-            self._candidates = []
-            seen: set[Path] = set()
-            # Default excludes only: a configuration elsewhere under the roots (even a
+        if self._walked is None:
+            self._walked = {}
+            # Default excludes only: a configuration elsewhere under the folders (even a
             # broken one) is no concern of the search for the scripts that read a file.
-            for count, candidate in enumerate(walk(self.roots)):
+            for count, candidate in enumerate(walk(self.search)):
                 if count >= INDEX_LIMIT:
                     break
                 path = real_path(candidate.path)
-                if candidate.spec is None or path in seen:
+                if candidate.spec is None or path in self._added or path in self._walked:
                     continue
-                seen.add(path)
                 data = _read_bytes(path)
                 if data is not None and b"--config" in data:
-                    self._candidates.append((path, candidate.spec, data))
-        return self._candidates
+                    self._walked[path] = (path, candidate.spec, data)
+        return [*self._added.values(), *(v for k, v in self._walked.items() if k not in self._added)]
 
 
 def _read_bytes(path: Path, limit: int = 1 << 22) -> bytes | None:

@@ -76,6 +76,21 @@ class Fixer:
     def newest_release(self) -> Release:
         return parse_release(self.releases[1])  # type: ignore[return-value]
 
+    def __reduce__(self) -> tuple[Callable[[str], Fixer], tuple[str]]:
+        # A finding found in a worker process comes back naming its fixer by code,
+        # and is the registry's own object again on arrival (compared by identity).
+        return _by_code, (self.code,)
+
+
+def _by_code(code: str) -> Fixer:
+    if code in _REGISTRY:
+        return _REGISTRY[code]
+    from autofix.suppressions import UNUSED  # autofix's own check, no SGLang record
+
+    if code == UNUSED.code:
+        return UNUSED
+    raise LookupError(f"no fixer {code}")
+
 
 _REGISTRY: dict[str, Fixer] = {}
 

@@ -1,0 +1,122 @@
+"""One file's check, with nothing printed or written: what the run shows and writes comes back as an Outcome.
+
+It runs in the run's own process or in a worker (autofix.workers), so it only
+reads: the file, the files beside it, and the configuration the run resolved.
+The command line prints outcomes in the run's order and does every write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from autofix.config import Resolver
+from autofix.formats import FormatSpec
+from autofix.pipeline import Result, Settings, fix_text
+from autofix.source import DecodeError, Source
+
+__all__ = ["NOTHING", "Analyser", "Outcome", "Prepared", "check"]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    notes: tuple[tuple[str, bool], ...] = ()  # "path: what happened" for stderr, and whether it is an error
+    result: Result | None = None  # None: nothing found and nothing to change
+    in_turn: bool = False  # the run checks this file itself, in its turn: it reads a `--config` file
+
+
+NOTHING = Outcome()
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A file worth parsing, decoded, with the settings it is checked with."""
+
+    source: Source
+    spec: FormatSpec
+    settings: Settings
+
+
+class Analyser:
+    """Reads and checks the files of one run, each with its own configuration."""
+
+    def __init__(self, mode: str, resolver: Resolver, roots: list[Path]):
+        self.mode = mode
+        self.resolver = resolver
+        self.roots = roots
+        self.releases: dict[Path, str | None] = {}  # a folder's neighbour release, looked up once
+
+    def screen(self, path: Path) -> tuple[Outcome | None, bytes]:
+        """The prefilter, in the run's process: one read and one search per file.
+
+        An outcome when the file needs no parse (nothing to check, or a note), else None;
+        and the bytes read (empty when none were).
+        """
+        from autofix.files import NotRegularFile, read_regular
+        from autofix.formats import detect
+
+        try:
+            data = read_regular(path)
+        except NotRegularFile:
+            return Outcome(((f"{path}: not a regular file (skipped)", False),)), b""
+        except OSError as exc:
+            return Outcome(((f"{path}: cannot read: {exc.strerror or exc}", True),)), b""
+        spec = detect(path.name, data[:128])
+        if spec is None or not spec.worth_parsing(data):
+            return NOTHING, data
+        return None, data
+
+    def file(self, path: Path, name: str, only_config: str | None = None, alone: bool = False) -> Outcome:
+        """The outcome of checking path. alone: in a worker, where a file that may read a
+        `--config` file (another file a fix may write) is left to the run, in its turn."""
+        prepared = self.prepare(path, name, only_config, alone)
+        return prepared if isinstance(prepared, Outcome) else check(self.mode, name, prepared)
+
+    def prepare(self, path: Path, name: str, only_config: str | None = None,
+                alone: bool = False) -> Prepared | Outcome:
+        from autofix.files import ConfigReader, ModelLookup, NotRegularFile, neighbour_release, read_regular
+        from autofix.formats import detect
+
+        try:
+            data = read_regular(path)
+        except NotRegularFile:
+            return Outcome(((f"{path}: not a regular file (skipped)", False),))
+        except OSError as exc:
+            return Outcome(((f"{path}: cannot read: {exc.strerror or exc}", True),))
+        spec = detect(path.name, data[:128])
+        if spec is None or not spec.worth_parsing(data):
+            return NOTHING  # the prefilter: one read and one search
+        if alone and b"--config" in data:
+            return Outcome(in_turn=True)
+        folder = path.parent.resolve()
+        if folder not in self.releases:
+            self.releases[folder] = neighbour_release(folder)
+        effective = self.resolver.effective(path)  # the nearest configuration's, or --config's
+        settings = Settings(
+            effective.fixers_for(path), effective.release, self.releases[folder], effective.unsafe,
+            ModelLookup(folder, self.roots), ConfigReader(folder, self.roots), only_config, gpu=effective.gpu,
+            unused_suppressions=effective.reports_unused_for(path),
+        )
+        return decode(name, data, spec, settings)
+
+
+def decode(name: str, data: bytes, spec: FormatSpec, settings: Settings) -> Prepared | Outcome:
+    try:
+        return Prepared(Source.decode(data), spec, settings)
+    except DecodeError as exc:
+        return Outcome(((f"{name}: cannot decode: {exc}", True),))
+
+
+def check(mode: str, name: str, prepared: Prepared) -> Outcome:
+    """Find (and with --diff/--fix, fix) what the launches in a prepared file hold."""
+    try:
+        result = fix_text(prepared.source, prepared.spec, prepared.settings, fix=mode != "check")
+    except SyntaxError as exc:
+        return Outcome(((f"{name}: cannot parse: {exc.msg}", True),))
+    except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
+        return Outcome(((f"{name}: internal error: {type(exc).__name__}: {exc}", True),))
+    if result.error is not None:
+        return Outcome(((f"{name}: internal error: {result.error}; file left unchanged", True),))
+    if not result.findings and not result.changed and not any(f.changed for f in result.linked):
+        return NOTHING
+    return Outcome(result=result)

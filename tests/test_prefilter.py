@@ -1,0 +1,99 @@
+"""What a file that cannot hold a launch costs: one read and one search, no parser, no import.
+
+Structural checks only, nothing timed (speed is measured in benchmarks/).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autofix.formats import FORMATS, detect
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PLAIN = {  # one file of every kind autofix reads, none saying anything SGLang's launches need
+    "deploy.sh": "#!/bin/bash\nset -e\npython3 -m http.server 8080 --bind 0.0.0.0\n",
+    "tool": "#!/usr/bin/env bash\nexec vllm serve Qwen/Qwen3-8B --port 8000\n",
+    "job.yaml": "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - args: [--port, '8000']\n",
+    "ci.yml": "jobs:\n  test:\n    steps:\n      - run: pytest -q\n",
+    "serve.py": "import subprocess\nsubprocess.run(['python', '-m', 'http.server'])\n",
+    "Dockerfile": 'FROM python:3.11\nCMD ["python", "-m", "http.server"]\n',
+    "README.md": "# Notes\n\n```bash\nmake test\n```\n",
+    "demo.ipynb": json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+}
+LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --attention-backend tokenspeed_mla\n"
+HEAVY = ("libcst", "ruamel", "tree_sitter", "tree_sitter_bash", "pathspec", "multiprocessing")
+
+PROBE = """
+import collections, json, sys
+import autofix.files as files
+reads = collections.Counter()
+real = files.read_regular
+def counting(path, limit=None):
+    if limit is None:
+        reads[str(path)] += 1
+    return real(path, limit)
+files.read_regular = counting
+from autofix.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"exit": code, "reads": reads, "modules": sorted(sys.modules)}))
+"""
+
+
+def _probe(tree: Path, *args: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=tree, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _write(tree: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (tree / name).write_text(text)
+
+
+def test_the_plain_files_are_one_of_each_kind() -> None:
+    kinds = {detect(name, text.encode()[:128]).name for name, text in PLAIN.items()}  # type: ignore[union-attr]
+    assert kinds == set(FORMATS)
+    assert not any(spec.worth_parsing(text.encode()) for name, text in PLAIN.items()
+                   for spec in [detect(name, text.encode()[:128])])  # type: ignore[union-attr]
+
+
+def test_a_tree_without_launches_is_read_once_per_file_and_parses_nothing(tmp_path: Path) -> None:
+    _write(tmp_path, PLAIN)
+    out = _probe(tmp_path, ".")
+    assert out["exit"] == 0
+    assert out["reads"] == {name: 1 for name in PLAIN}
+    loaded = [m for m in out["modules"] if m.split(".")[0] in HEAVY or m in {s.module for s in FORMATS.values()}]
+    assert loaded == []
+
+
+@pytest.mark.parametrize(("name", "module"), [("launch.sh", "shell"), ("serve.yaml", "yaml"),
+                                              ("launch.py", "python")])
+def test_only_the_parser_a_launch_needs_is_imported(tmp_path: Path, name: str, module: str) -> None:
+    _write(tmp_path, PLAIN)
+    text = {
+        "launch.sh": LAUNCH,
+        "serve.yaml": "command: [" + LAUNCH.strip().replace(" ", ", ") + "]\n",
+        "launch.py": f"import subprocess\nsubprocess.run({LAUNCH.split()!r})\n",
+    }[name]
+    (tmp_path / name).write_text(text)
+    out = _probe(tmp_path, "--jobs", "1", ".")
+    assert out["exit"] == 1  # the launch is found: the parser did run
+    assert out["reads"][name] <= 2, "screened once, parsed once"
+    assert all(count == 1 for path, count in out["reads"].items() if Path(path).name in PLAIN)
+    formats = {m.rsplit(".", 1)[1] for m in out["modules"] if m in {s.module for s in FORMATS.values()}}
+    assert formats <= {module, "shell"}  # YAML and Markdown hand shell text to the shell format
+    assert module in formats
+    heavy = {m.split(".")[0] for m in out["modules"] if m.split(".")[0] in HEAVY}
+    needed = {"shell": {"tree_sitter", "tree_sitter_bash"}, "yaml": {"ruamel", "tree_sitter", "tree_sitter_bash"},
+              "python": {"libcst", "tree_sitter", "tree_sitter_bash"}}[module]
+    assert heavy <= needed, heavy - needed
