@@ -161,6 +161,7 @@ class _Unit:
         self.linked: dict[str, Linked] = {}
         self.bases: dict[str | None, int] = {None: 0}
         self._named: dict[str, Linked | None] = {}
+        self._current: dict[str | None, Source] = {}
         self._next = 0
 
     def lay_out(self) -> None:
@@ -186,8 +187,12 @@ class _Unit:
         return name, self.current(name), self.bases[name]
 
     def current(self, name: str | None) -> Source:
-        source = self.source if name is None else self.linked[name].source
-        return source.with_text(self.texts[name])
+        text = self.texts[name]
+        cached = self._current.get(name)
+        if cached is None or cached.text is not text:  # one Source per text: its line index is built once
+            source = self.source if name is None else self.linked[name].source
+            cached = self._current[name] = source if source.text is text else source.with_text(text)
+        return cached
 
     def locate(self, offset: int) -> tuple[str | None, int]:
         """The file an offset falls in, and the offset in that file."""

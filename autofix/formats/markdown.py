@@ -3,9 +3,9 @@
 A block tagged `bash`, `sh`, `shell`, `zsh` or `console` (or untagged, when it
 names `sglang.launch_server` or `sglang serve`) is shell; `yaml`/`yml` is
 YAML; `python`/`py` is Python. Each block is handed to its format as a
-*masked* copy of the file: the same length, spaces everywhere outside the
-block (newlines kept). The spans a format hands out are then file offsets,
-and its edits stay inside the block.
+*masked* copy of the file: the same length, with what comes before the block
+and what follows it each turned into one comment line. The spans a format
+hands out are then file offsets, and its edits stay inside the block.
 
 A block with `$ ` prompts (always so for `console`) is a terminal session:
 only prompt lines and their `\\` continuations are commands, and the prompt
@@ -98,24 +98,42 @@ def _kind(tag: str, body: str) -> str | None:
 
 
 def _mask(text: str, block: _Block) -> str:
-    """Same-length text holding only the block (for a console block: its commands)."""
-    out = [ch if ch in "\r\n" else " " for ch in text]
+    """Same-length text holding only the block (for a console block: its commands).
+
+    What comes before the block becomes one comment line, and what follows it
+    another, so that each block costs its format a parse of about its own
+    size, not of the whole file (a long document has hundreds of blocks).
+    """
+    before = _comment_line(text[: block.start], ends_line=True)
+    after = _comment_line(text[block.end :], ends_line=False)
     if block.kind != "console":
-        out[block.start : block.end] = text[block.start : block.end]
-        return "".join(out)
+        return before + text[block.start : block.end] + after
+    out = [" " if ch not in "\r\n" else ch for ch in text[block.start : block.end]]
     continued = False
     for start, end in _lines(text[block.start : block.end]):
         line = text[block.start + start : block.start + end]
         prompt = _PROMPT.match(line)
         if prompt is None and not continued:
             continue
-        at = block.start + start
-        out[at : at + len(line)] = line
+        out[start : start + len(line)] = line
         if prompt is not None and not continued:
-            dollar = at + prompt.end() - 2
-            out[dollar] = " "
+            out[start + prompt.end() - 2] = " "
         continued = line.rstrip().endswith("\\")
-    return "".join(out)
+    return before + "".join(out) + after
+
+
+def _comment_line(text: str, ends_line: bool) -> str:
+    """text's length as one comment line: `#` and spaces, with the line break that ends it
+    (before a block) or starts it (after one) kept as written."""
+    body = text.rstrip("\r\n") if ends_line else text.lstrip("\r\n")
+    brk = text[len(body) :] if ends_line else text[: len(text) - len(body)]
+    if not brk:  # only at the very start or end of the file
+        return _BLANKS.sub(" ", text)
+    comment = "#" + " " * (len(body) - 1) if body else ""
+    return comment + brk if ends_line else brk + comment
+
+
+_BLANKS = re.compile(r"[^\r\n]")
 
 
 _MODULES = {"shell": shell, "console": shell, "yaml": yaml, "python": python}

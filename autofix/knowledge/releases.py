@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["DEFAULT_RELEASE", "RELEASES", "Release", "parse_release"]
@@ -18,6 +19,7 @@ DEFAULT_RELEASE = "0.5.22"
 _RELEASE = re.compile(r"v?(\d+)\.(\d+)\.(\d+)(?:\.post\d+|rc\d+)?$")
 
 
+@functools.lru_cache(maxsize=256)  # every fixer asks, for every launch
 def parse_release(text: str) -> Release | None:
     """'0.5.18', 'v0.5.18', '0.5.18.post1' -> (0, 5, 18); anything else -> None."""
     match = _RELEASE.match(text.strip())
