@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+
 import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -78,12 +80,34 @@ class Fix:
 
 
 def choose(fixes: Iterable[Fix]) -> list[Fix]:
-    """The fixes, in order, that do not overlap an earlier one; the rest wait for the next pass."""
+    """The fixes, in order, that do not overlap an earlier one; the rest wait for the next pass.
+
+    The chosen edits are kept sorted by start, so each new edit is compared only
+    with those that start close enough to reach it (a file with thousands of fixes
+    is not quadratic).
+    """
     chosen: list[Fix] = []
+    taken: list[Span] = []  # the chosen fixes' edit spans, sorted
+    longest = 0
     for fix in fixes:
-        if not any(fix.overlaps(other) for other in chosen) and not _self_overlapping(fix):
-            chosen.append(fix)
+        if _self_overlapping(fix) or any(_hits(taken, longest, edit.span) for edit in fix.edits):
+            continue
+        chosen.append(fix)
+        for edit in fix.edits:
+            bisect.insort(taken, edit.span)
+            longest = max(longest, edit.span.end - edit.span.start)
     return chosen
+
+
+def _hits(taken: list[Span], longest: int, span: Span) -> bool:
+    # A taken span that overlaps span starts at most `longest` before it, and not after its end.
+    low = bisect.bisect_left(taken, span.start - longest, key=_start)
+    high = bisect.bisect_right(taken, span.end, key=_start)
+    return any(taken[k].overlaps(span) for k in range(low, high))
+
+
+def _start(span: Span) -> int:
+    return span.start
 
 
 def _self_overlapping(fix: Fix) -> bool:

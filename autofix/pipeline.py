@@ -138,10 +138,11 @@ def fix_text(source: Source, fmt: FormatSpec, settings: Settings, fix: bool = Fa
         if not chosen:  # only fixes whose own edits overlap: none can apply, they are reported unfixed
             return unit.result(fixed + reported)
         broken = unit.apply([edit for f in chosen for edit in f.edits], module)
+        applied = set(chosen)  # a finding whose fix equals a chosen one is fixed by it
         if broken:
-            names = sorted({r.fixer.code for r, f in checked if f in chosen})
+            names = sorted({r.fixer.code for r, f in checked if f in applied})
             return Result(source, source.text, [], f"the fix of {', '.join(names)} would break {broken}")
-        fixed += [replace(r, fixed=True) for r, f in checked if f in chosen]
+        fixed += [replace(r, fixed=True) for r, f in checked if f in applied]
     names = sorted({r.fixer.code for r in fixed})
     return Result(source, source.text, [], f"fixes of {', '.join(names)} did not settle in {MAX_PASSES} passes")
 

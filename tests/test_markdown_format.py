@@ -75,3 +75,43 @@ def test_syntax_errors_sum_over_blocks() -> None:
     text = "```bash\necho 'a\n```\n\n```python\ndef f(:\n```\n\n```yaml\nok: 1\n```\n"
     assert syntax_errors(text) >= 2
     assert syntax_errors(f"```bash\n{V3}\n```\n") == 0
+
+
+def test_each_block_is_handed_over_at_about_its_own_size() -> None:
+    # A long document must not cost a parse of the whole file per block: before the block is
+    # one comment line (same length, so offsets stay the file's); nothing after it is handed over.
+    from autofix.formats.markdown import _blocks, _mask
+
+    launch = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B\n"
+    text = "".join(f"## Step {i}\n\nSome words é.\n\n```bash\n{launch}```\n\n" for i in range(200))
+    blocks = list(_blocks(text))
+    assert len(blocks) == 200
+    handed = 0
+    for block in blocks:
+        masked = _mask(text, block)
+        assert masked[block.start : block.end] == text[block.start : block.end]
+        assert masked[: block.start].count("\n") == 1 and masked.startswith("#")
+        assert len(masked) == block.end + 1
+        handed += len(masked) - block.start
+    assert handed < len(text)
+
+
+def test_a_long_comment_header_is_left_out_of_the_shell_parse_with_the_same_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from autofix.formats import shell
+
+    header = "".join(f"# line {i} of a long licence header, é\n" for i in range(100))
+    body = "MODEL=deepseek-ai/DeepSeek-V3\npython -m sglang.launch_server --model-path $MODEL \\\n  --tp 8\n"
+    texts = [header + body, header + body.replace("--tp 8", "--tp 8 'unclosed")]
+    assert all(shell._after_leading_comments(t.encode()) is not None for t in texts)
+
+    def seen(text: str) -> tuple[object, ...]:
+        launches = shell.find_launches(Source(text), table())
+        return shell.syntax_errors(text), [(la.span, [(a.text, a.span) for a in la.args]) for la in launches]
+
+    skipped = [seen(t) for t in texts]
+    monkeypatch.setattr(shell, "_after_leading_comments", lambda data: None)
+    assert [seen(t) for t in texts] == skipped
+    (clean_errors, clean_launches), (broken_errors, _) = skipped
+    assert clean_errors == 0 and len(clean_launches) == 1 and broken_errors > 0

@@ -3,9 +3,9 @@
 A block tagged `bash`, `sh`, `shell`, `zsh` or `console` (or untagged, when it
 names `sglang.launch_server` or `sglang serve`) is shell; `yaml`/`yml` is
 YAML; `python`/`py` is Python. Each block is handed to its format as a
-*masked* copy of the file: the same length, with what comes before the block
-and what follows it each turned into one comment line. The spans a format
-hands out are then file offsets, and its edits stay inside the block.
+*masked* copy of the file up to the block's end: what comes before the block
+is one comment line of the same length. The spans a format hands out are then
+file offsets, and its edits stay inside the block.
 
 A block with `$ ` prompts (always so for `console`) is a terminal session:
 only prompt lines and their `\\` continuations are commands, and the prompt
@@ -98,14 +98,16 @@ def _kind(tag: str, body: str) -> str | None:
 
 
 def _mask(text: str, block: _Block) -> str:
-    """Same-length text holding only the block (for a console block: its commands).
+    """The text up to the block's end holding only the block (for a console block: its commands).
 
-    What comes before the block becomes one comment line, and what follows it
-    another, so that each block costs its format a parse of about its own
-    size, not of the whole file (a long document has hundreds of blocks).
+    What comes before the block becomes one comment line of the same length, and
+    the text stops after the block's last line, so that offsets are the file's and
+    each block costs its format a parse of about its own size, not of the whole
+    file (a long document has hundreds of blocks).
     """
-    before = _comment_line(text[: block.start], ends_line=True)
-    after = _comment_line(text[block.end :], ends_line=False)
+    before = _comment_line(text[: block.start])
+    after = text[block.end : block.end + 2]  # the block's last line break; nothing after it is read
+    after = "\r\n" if after.startswith("\r\n") else after[:1] if after[:1] in ("\r", "\n") else ""
     if block.kind != "console":
         return before + text[block.start : block.end] + after
     out = [" " if ch not in "\r\n" else ch for ch in text[block.start : block.end]]
@@ -122,15 +124,13 @@ def _mask(text: str, block: _Block) -> str:
     return before + "".join(out) + after
 
 
-def _comment_line(text: str, ends_line: bool) -> str:
-    """text's length as one comment line: `#` and spaces, with the line break that ends it
-    (before a block) or starts it (after one) kept as written."""
-    body = text.rstrip("\r\n") if ends_line else text.lstrip("\r\n")
-    brk = text[len(body) :] if ends_line else text[: len(text) - len(body)]
-    if not brk:  # only at the very start or end of the file
+def _comment_line(text: str) -> str:
+    """text's length as one comment line: `#` and spaces, and the line break that ends it."""
+    body = text.rstrip("\r\n")
+    brk = text[len(body) :]
+    if not brk:  # only at the very start of the file
         return _BLANKS.sub(" ", text)
-    comment = "#" + " " * (len(body) - 1) if body else ""
-    return comment + brk if ends_line else brk + comment
+    return ("#" + " " * (len(body) - 1) if body else "") + brk
 
 
 _BLANKS = re.compile(r"[^\r\n]")

@@ -53,9 +53,34 @@ def parse(data: bytes, ranges: Sequence[object] | None = None):  # noqa: ANN201
             parser.included_ranges = []
 
 
+# Leading comment lines longer than this are left out of the parse (a Markdown block's
+# masked prefix is one such line, as long as the document before the block).
+_LONG_PREFIX = 1024
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _after_leading_comments(data: bytes) -> list[object] | None:
+    """The range to parse when data opens with long comment lines: what follows them (their
+    lines still count), as tree-sitter's included ranges; None to parse all of data."""
+    at = row = 0
+    while data.startswith(b"#", at):
+        end = data.find(b"\n", at)
+        if end == -1:
+            return None
+        at, row = end + 1, row + 1
+    if at < _LONG_PREFIX or at == len(data):
+        return None
+    from tree_sitter import Point, Range
+
+    last = data.rfind(b"\n")
+    end_point = Point(data.count(b"\n"), len(data) - last - 1)
+    return [Range(Point(row, 0), end_point, at, len(data))]
+
+
 def syntax_errors(text: str) -> int:
     """How many ERROR or MISSING nodes bash's grammar finds in text."""
-    root = parse(text.encode("utf-8")).root_node
+    data = text.encode("utf-8")
+    root = parse(data, _after_leading_comments(data)).root_node
     return sum(1 for _ in _error_nodes(root)) if root.has_error else 0
 
 
@@ -135,12 +160,17 @@ class _Doc:
         self.data = self.text.encode("utf-8")
         self._char_of: list[int] | None = None
         if len(self.data) != len(self.text):
-            char_of = []
-            for index, ch in enumerate(self.text):
-                char_of.extend([index] * len(ch.encode("utf-8")))
-            char_of.append(len(self.text))
+            # byte -> character; one step per character that is not ASCII, the runs between in C.
+            char_of: list[int] = []
+            ascii_from = 0
+            for match in _NON_ASCII.finditer(self.text):
+                index = match.start()
+                char_of.extend(range(ascii_from, index))
+                char_of.extend([index] * len(match.group().encode("utf-8")))
+                ascii_from = index + 1
+            char_of.extend(range(ascii_from, len(self.text) + 1))
             self._char_of = char_of
-        self.tree = parse(self.data)
+        self.tree = parse(self.data, _after_leading_comments(self.data))
         self.error_lines = self._error_lines()
         self.assigned = Counter[str]()
         self.bindings: dict[str, _Binding] = {}
