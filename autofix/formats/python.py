@@ -69,7 +69,8 @@ def _syntax_error(text: str, exc) -> PythonSyntaxError:  # noqa: ANN001
     return PythonSyntaxError(exc.raw_line, f"libcst cannot parse this: {exc.message}")
 
 
-def _ast(text: str):  # noqa: ANN202 - ast.Module
+@functools.lru_cache(maxsize=8)
+def _ast(text: str):  # noqa: ANN202 - ast.Module; _may_launch and _reduced read one tree
     import ast
     import warnings
 
@@ -104,6 +105,122 @@ def _may_launch(text: str) -> bool:
             if name in _LAUNCH_CALLS:
                 return True
     return False
+
+
+# -- what libcst is given: the code a launch may depend on ------------------------------
+
+# A launch call's last name is an identifier: a whole word of the text.
+_KEEP_WORDS = re.compile(r"sglang|\b(?:" + "|".join(sorted(_LAUNCH_CALLS)) + r")\b")
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # the line ends Python's tokenizer counts
+_NOT_NEWLINE = re.compile(r"[^\r\n]+")
+
+
+def _reduced(text: str) -> str:
+    """text with the top-level functions and classes no launch can depend on blanked.
+
+    libcst's parse, its position metadata and the indexer walk every node and
+    cost most of a check; a typical file defines many functions and launches
+    in one. A dropped statement's characters become spaces, its newlines stay,
+    so every offset, line and column is the original's and spans read in the
+    reduced text hold in the original. When in doubt a statement is kept (see
+    _Keeper); when ast cannot parse the text nothing is dropped, libcst decides.
+    """
+    try:
+        tree = _ast(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return text
+    starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+    dropped = _Keeper(tree, text, starts).dropped()
+    if not dropped:
+        return text
+    kept = {line for node in tree.body if node not in dropped for line in _lines(node)}
+    lines = sorted({line for node in dropped for line in _lines(node)} - kept)
+    out, at = [], 0
+    for line in lines:  # 1-based; starts[line] is the start of the next line, if any
+        start, end = starts[line - 1], starts[line] if line < len(starts) else len(text)
+        out += [text[at:start], _NOT_NEWLINE.sub(lambda m: " " * len(m[0]), text[start:end])]
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _lines(node) -> range:  # noqa: ANN001 - an ast statement
+    """The lines a top-level statement is written on, decorators included."""
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    return range(first, node.end_lineno + 1)
+
+
+class _Keeper:
+    """Which top-level `def`s and `class`es a launch cannot depend on.
+
+    Everything else (imports, assignments, blocks, expressions) is kept. A
+    definition is kept when its text names sglang or a launch call, when it
+    declares a name global or nonlocal, when it mentions a name that module
+    code binds (reading or changing a list a launch reads makes the launch's
+    argv unknown), or an alias of a launch call, or when kept code names it
+    (a second binding of a name makes its value unknown). Keeping one makes
+    more code kept: repeat until nothing changes.
+    """
+
+    def __init__(self, tree, text: str, starts: Sequence[int]):  # noqa: ANN001
+        import ast
+
+        self.ast = ast
+        self.tree = tree
+        self.text = text
+        self.starts = starts
+        self.named: set[str] = set()  # every name kept code mentions
+        self.watched: set[str] = set()  # names a definition must not mention to be dropped
+
+    def dropped(self) -> set:
+        ast = self.ast
+        candidates = []
+        for node in self.tree.body:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self._keep(node, module=True)
+            elif self._pinned(node):
+                self._keep(node, module=False)
+            else:
+                candidates.append((node, {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}))
+        changed = True
+        while changed:
+            changed, waiting = False, []
+            for node, mentions in candidates:
+                if node.name in self.named or not mentions.isdisjoint(self.watched):
+                    self._keep(node, module=False)
+                    changed = True
+                else:
+                    waiting.append((node, mentions))
+            candidates = waiting
+        return {node for node, _ in candidates}
+
+    def _pinned(self, node) -> bool:  # noqa: ANN001
+        """Kept whatever else is kept: it names a launch, or declares a name global or nonlocal."""
+        lines = _lines(node)
+        end = self.starts[lines.stop - 1] if lines.stop - 1 < len(self.starts) else len(self.text)
+        if _KEEP_WORDS.search(self.text, self.starts[lines.start - 1], end):
+            return True
+        return any(isinstance(n, (self.ast.Global, self.ast.Nonlocal)) for n in self.ast.walk(node))
+
+    def _keep(self, node, module: bool) -> None:  # noqa: ANN001
+        """Note what kept code names; module: a statement whose bindings are the module's."""
+        ast = self.ast
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name):
+                self.named.add(n.id)
+                if module and not isinstance(n.ctx, ast.Load):
+                    self.watched.add(n.id)
+            elif isinstance(n, (ast.Global, ast.Nonlocal)):
+                self.named.update(n.names)
+                if isinstance(n, ast.Global):
+                    self.watched.update(n.names)
+            elif isinstance(n, ast.ImportFrom):
+                # `from subprocess import run as go`: `go(...)` is a launch no word gives away.
+                self.watched.update(a.asname or a.name for a in n.names if a.name in _LAUNCH_CALLS)
+            elif module and isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name:
+                self.watched.add(n.name)
+            elif module and isinstance(n, ast.MatchMapping) and n.rest:
+                self.watched.add(n.rest)
 
 
 def syntax_errors(text: str) -> int:
@@ -460,13 +577,16 @@ class _Doc:
         from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
 
         self.source = source
+        # The original: what edits copy (quotes, indentation) is read here. libcst
+        # sees the reduced text, offset for offset the same, its own bytes counted.
         self.text = source.text
         self.table = table
         self.release = release
         self.model_lookup = model_lookup
-        self.module = _parse(self.text)
+        parsed = _reduced(self.text)
+        self.module = _parse(parsed)
         self._spans = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(ByteSpanPositionProvider)
-        self._char_of = None if len(self.text.encode("utf-8")) == len(self.text) else _char_offsets(self.text)
+        self._char_of = None if len(parsed.encode("utf-8")) == len(parsed) else _char_offsets(parsed)
         self.quote = _file_quote(self.text)
         self.layout = _Layout(self)
         self._appends: dict[int, _Statements] = {}
