@@ -44,7 +44,7 @@ class Analyser:
         self.mode = mode
         self.resolver = resolver
         self.roots = roots
-        self.releases: dict[Path, str | None] = {}  # a folder's neighbour release, looked up once
+        self.releases: dict[str, str | None] = {}  # a folder's neighbour release, looked up once
 
     def screen(self, path: Path) -> tuple[Outcome | None, bytes]:
         """The prefilter, in the run's process: one read and one search per file.
@@ -89,11 +89,11 @@ class Analyser:
         if alone and b"--config" in data:
             return Outcome(in_turn=True)
         folder = path.parent.resolve()
-        if folder not in self.releases:
-            self.releases[folder] = neighbour_release(folder)
+        if str(folder) not in self.releases:
+            self.releases[str(folder)] = neighbour_release(folder)
         effective = self.resolver.effective(path)  # the nearest configuration's, or --config's
         settings = Settings(
-            effective.fixers_for(path), effective.release, self.releases[folder], effective.unsafe,
+            effective.fixers_for(path), effective.release, self.releases[str(folder)], effective.unsafe,
             ModelLookup(folder, self.roots), ConfigReader(folder, self.roots), only_config, gpu=effective.gpu,
             unused_suppressions=effective.reports_unused_for(path),
         )

@@ -263,7 +263,7 @@ def _explain(word: str) -> int:
 
 
 def _files(run: Run, targets: list[Path]) -> None:
-    from autofix.analysis import Analyser, Outcome
+    from autofix.analysis import NOTHING, Analyser, Outcome
     from autofix.files import ConfigIndex, display, real_path, walk
     from autofix.workers import ordered_map
 
@@ -277,59 +277,78 @@ def _files(run: Run, targets: list[Path]) -> None:
             run.error(f"{target}: no such file or folder")
     existing = [t for t in targets if t.exists()]
     roots = [t if t.is_dir() else t.parent for t in existing]
-    candidates = list(walk(existing, run.resolver, run.force_exclude))
-    in_run = {real_path(c.path) for c in candidates if c.spec is not None}
     # The scripts that read a config file through `--config` are looked for among the files
     # checked, and for files named one by one (as pre-commit names them), in the working directory.
     folders = [t for t in existing if t.is_dir()]
     index = ConfigIndex([*roots, Path.cwd()], search=[Path.cwd()] if len(folders) < len(existing) else [])
     checker = _Checker(run, Analyser(run.mode, run.resolver, roots))  # type: ignore[arg-type]
-    # The prefilter, here: files that cannot hold a launch are done with one read and one search.
-    screened: dict[int, Outcome] = {}  # what is known of a file without parsing it (mostly NOTHING)
-    for number, candidate in enumerate(candidates):
-        if candidate.spec is not None and candidate.skip is None:
+    # The walk, with the prefilter: a file that cannot hold a launch is done with one read and
+    # one search. What the run keeps of each file is its path and one byte (memory stays flat as
+    # trees grow); the few files with more to say have it in the dicts.
+    paths: list[str] = []
+    states = bytearray()
+    said: dict[int, str | Outcome] = {}  # why a file is skipped, or what screening it said
+    yamls: list[int] = []
+    for number, candidate in enumerate(walk(existing, run.resolver, run.force_exclude)):
+        paths.append(str(candidate.path))
+        if candidate.spec is None:
+            states.append(_UNKNOWN)
+        elif candidate.skip is not None:
+            states.append(_SKIPPED)
+            said[number] = candidate.skip
+        else:
             outcome, data = checker.analyser.screen(candidate.path)
-            if outcome is not None:
-                screened[number] = outcome
-            else:
+            if outcome is None:
+                states.append(_PARSE)
                 index.add(candidate.path, candidate.spec, data)
+            elif outcome is NOTHING:
+                states.append(_NOTHING)
+            else:
+                states.append(_SAID)
+                said[number] = outcome
+            if candidate.spec.name == "yaml":
+                yamls.append(number)
     readers: dict[int, list[Path]] = {}
-    for number, candidate in enumerate(candidates):
-        if candidate.spec is not None and candidate.skip is None and candidate.spec.name == "yaml":
-            found = index.referrers(candidate.path)
-            if found:  # a --config file is checked with the launches that read it, through their files
-                readers[number] = found
+    for number in yamls:
+        found = index.referrers(Path(paths[number]))
+        if found:  # a --config file is checked with the launches that read it, through their files
+            readers[number] = found
+    in_run = {real_path(Path(p)) for p, state in zip(paths, states) if state != _UNKNOWN} if readers else set()
     # The files left to parse are checked in worker processes when there are many; their outcomes
     # come back in the run's order, and this process prints them and writes.
-    alone = [c.path for n, c in enumerate(candidates)
-             if c.spec is not None and c.skip is None and n not in screened and n not in readers
-             and run.mode != "add-ignore"]
-    outcomes = ordered_map(lambda path: checker.analyser.file(path, str(path), alone=True), alone, run.jobs)
+    alone = [paths[n] for n, state in enumerate(states)
+             if state == _PARSE and n not in readers and run.mode != "add-ignore"]
+    outcomes = ordered_map(lambda name: checker.analyser.file(Path(name), name, alone=True), alone, run.jobs)
     from autofix.output.terminal import Progress
 
-    run.progress = Progress(len(candidates))
-    for number, candidate in enumerate(candidates):
-        path = candidate.path
-        run.progress.step(number, str(path))
-        if candidate.spec is None:
-            click.echo(f"autofix: {path}: not a launch file autofix can read (skipped)", err=True)
-        elif candidate.skip is not None:
+    run.progress = Progress(len(paths))
+    for number, (name, state) in enumerate(zip(paths, states)):
+        run.progress.step(number, name)
+        if state == _UNKNOWN:
+            click.echo(f"autofix: {name}: not a launch file autofix can read (skipped)", err=True)
+        elif state == _SKIPPED:
             _clear_progress(run)
-            click.echo(f"autofix: {path}: {candidate.skip} (skipped)", err=True)
+            click.echo(f"autofix: {name}: {said[number]} (skipped)", err=True)
         elif number in readers:
             for reader in readers[number]:
                 if reader not in in_run:
-                    checker.check(reader, display(reader), only_config=display(path))
-        elif number in screened:
-            checker.finish(path, str(path), screened[number])
+                    checker.check(reader, display(reader), only_config=display(Path(name)))
+        elif state == _SAID:
+            checker.finish(Path(name), name, said[number])
+        elif state == _NOTHING:
+            continue
         elif run.mode == "add-ignore":
-            checker.check(path, str(path))
+            checker.check(Path(name), name)
         else:
             outcome = next(outcomes)
             if outcome.in_turn:
-                checker.check(path, str(path))
+                checker.check(Path(name), name)
             else:
-                checker.finish(path, str(path), outcome)
+                checker.finish(Path(name), name, outcome)
+
+
+# What the walk of a run keeps of each file.
+_UNKNOWN, _SKIPPED, _NOTHING, _SAID, _PARSE = range(5)
 
 
 class _Checker:

@@ -230,7 +230,7 @@ class Resolver:
         self.overrides = overrides or Overrides()
         # Only these fixer codes may run (--from-log); None: no such limit.
         self.only: set[str] | None = None
-        self._by_dir: dict[Path, Config] = {}
+        self._by_dir: dict[str, Config] = {}  # folder (absolute, as a string: a tree has thousands) -> its configuration
         self._loaded: dict[Path, Config] = {}
         self._effective: dict[int, Effective] = {}
 
@@ -238,15 +238,19 @@ class Resolver:
         """The configuration of the files in folder; names: the folder's listing, when known (saves a look)."""
         if self.forced is not None:
             return self.forced
+        known = self._by_dir.get(os.path.abspath(folder))
+        if known is not None:
+            return known
         folder = Path(os.path.abspath(folder))
-        chain: list[Path] = []
+        chain: list[str] = []
         config: Config | None = None
         directory = folder
         while True:  # up to the nearest folder already known or holding a configuration
-            if directory in self._by_dir:
-                config = self._by_dir[directory]
+            key = str(directory)
+            if key in self._by_dir:
+                config = self._by_dir[key]
                 break
-            chain.append(directory)
+            chain.append(key)
             found = _config_in(directory) if names is None or directory != folder or _CONFIG_SET & set(names) else None
             if found is not None:
                 config = self._load(found)
@@ -256,8 +260,8 @@ class Resolver:
             directory = directory.parent
         if config is None:
             config = Config()
-        for directory in chain:
-            self._by_dir[directory] = config
+        for key in chain:
+            self._by_dir[key] = config
         return config
 
     def for_path(self, path: Path) -> Config:
