@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+
 import functools
 import json
 from dataclasses import dataclass
@@ -57,6 +59,7 @@ class OptionTable:
         for opt in options:
             self._by_dest.setdefault(opt.dest, opt)
         self._long = sorted(self._by_flag)
+        self._prefixes: dict[str, tuple[Option, str] | Ambiguous | None] = {}  # abbreviations resolved so far
 
     def by_dest(self, dest: str) -> Option | None:
         return self._by_dest.get(dest)
@@ -72,12 +75,20 @@ class OptionTable:
             return opt, spelling
         if not spelling.startswith("--") or len(spelling) < 3:
             return None
-        matches = [flag for flag in self._long if flag.startswith(spelling)]
-        if len(matches) == 1:
-            return self._by_flag[matches[0]], matches[0]
-        if matches:
-            return Ambiguous(spelling, tuple(matches))
-        return None
+        if spelling not in self._prefixes:
+            # The long flags that start with spelling: a run of the sorted list.
+            at = bisect.bisect_left(self._long, spelling)
+            matches = []
+            while at < len(self._long) and self._long[at].startswith(spelling):
+                matches.append(self._long[at])
+                at += 1
+            found: tuple[Option, str] | Ambiguous | None = None
+            if len(matches) == 1:
+                found = self._by_flag[matches[0]], matches[0]
+            elif matches:
+                found = Ambiguous(spelling, tuple(matches))
+            self._prefixes[spelling] = found
+        return self._prefixes[spelling]
 
 
 @functools.cache
