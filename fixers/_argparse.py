@@ -12,6 +12,8 @@ for: a flag or value is wrong there only when it is wrong in every one of them.
 
 from __future__ import annotations
 
+import sys
+
 import difflib
 from collections.abc import Iterable, Sequence
 
@@ -52,9 +54,10 @@ def release_name(launch: Launch) -> str:
 
 def in_config_file(flag: Flag) -> bool:
     """Whether the flag is a key of a `--config` YAML file."""
-    from autofix.formats.yamlargs import ConfigMapping
-
-    return isinstance(flag.name.container, ConfigMapping)
+    # Only the YAML format makes config mappings: when it was never imported, there are none
+    # (and a shell or Python check does not pay for importing it).
+    yamlargs = sys.modules.get("autofix.formats.yamlargs")
+    return yamlargs is not None and isinstance(flag.name.container, yamlargs.ConfigMapping)
 
 
 def exact(table: OptionTable, spelling: str) -> Option | None:
