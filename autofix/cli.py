@@ -264,7 +264,7 @@ def _explain(word: str) -> int:
 
 def _files(run: Run, targets: list[Path]) -> None:
     from autofix.analysis import NOTHING, Analyser, Outcome
-    from autofix.files import ConfigIndex, display, real_path, walk
+    from autofix.files import ConfigIndex, display, may_be_config, real_path, walk
     from autofix.workers import ordered_map
 
     for target in targets:
@@ -306,7 +306,7 @@ def _files(run: Run, targets: list[Path]) -> None:
             else:
                 states.append(_SAID)
                 said[number] = outcome
-            if candidate.spec.name == "yaml":
+            if candidate.spec.name == "yaml" and may_be_config(data):
                 yamls.append(number)
     readers: dict[int, list[Path]] = {}
     for number in yamls:

@@ -5,6 +5,7 @@ and what the files beside a launch say (a pinned SGLang release, a model's confi
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -21,8 +22,8 @@ from autofix.pipeline import Linked, config_references, release_in_text
 from autofix.source import DecodeError, Source
 
 __all__ = [
-    "Candidate", "ConfigIndex", "ConfigReader", "ModelLookup", "display", "neighbour_release", "read_regular", "real_path", "walk",
-    "write_atomic",
+    "Candidate", "ConfigIndex", "ConfigReader", "ModelLookup", "display", "may_be_config", "neighbour_release",
+    "read_regular", "real_path", "walk", "write_atomic",
 ]
 
 HEAD_BYTES = 128
@@ -364,6 +365,24 @@ class ConfigReader:
         except (OSError, DecodeError):
             return None
         return Linked(display(path), source)
+
+
+_TOP_KEY = re.compile(rb"""^["']?([A-Za-z][A-Za-z0-9_-]*)["']?[ \t]*:""", re.M)
+
+
+def may_be_config(data: bytes) -> bool:
+    """Whether a YAML text has a top-level key that is an SGLang option (dashes or underscores,
+    any release): only such a file is worth looking for the scripts that read it by `--config`."""
+    names = _option_names()
+    return any(match[1] in names for match in _TOP_KEY.finditer(data))
+
+
+@functools.cache
+def _option_names() -> frozenset[bytes]:
+    from autofix.knowledge.options import all_tables
+
+    long = {flag[2:] for t in all_tables() for option in t.options for flag in option.flags if flag.startswith("--")}
+    return frozenset(name.encode() for spelling in long for name in (spelling, spelling.replace("-", "_")))
 
 
 class ConfigIndex:

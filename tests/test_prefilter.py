@@ -98,3 +98,39 @@ def test_only_the_parser_a_launch_needs_is_imported(tmp_path: Path, name: str, m
     needed = {"shell": {"tree_sitter", "tree_sitter_bash"}, "yaml": {"ruamel", "tree_sitter", "tree_sitter_bash"},
               "python": {"libcst", "tree_sitter", "tree_sitter_bash"}}[module]
     assert heavy <= needed, heavy - needed
+
+
+@pytest.mark.parametrize(("text", "config"), [
+    ("model-path: Qwen/Qwen3-8B\ntp-size: 2\n", True),
+    ("tp_size: 2\n", True),  # underscores: SGL120 reports it, so the file is still a config file
+    ('"kv-cache-dtype": fp8_e4m3\n', True),
+    ("apiVersion: v1\nkind: Pod\nspec:\n  model-path: x\n", False),  # nested: not a --config file
+    ("services:\n  server:\n    command: sglang serve\n", False),
+])
+def test_only_yaml_with_an_option_key_at_the_top_is_taken_for_a_config_file(text: str, config: bool) -> None:
+    from autofix.files import may_be_config
+
+    assert may_be_config(text.encode()) is config
+
+
+def test_a_named_yaml_that_is_no_config_file_costs_no_search_for_its_readers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from autofix import files
+    from autofix.cli import main
+
+    for n in range(20):
+        (tmp_path / f"script{n}.sh").write_text("python -m sglang.launch_server --config serve.yaml\n")
+    (tmp_path / "serve.yaml").write_text("model-path: Qwen/Qwen3-8B\nattention-backend: tokenspeed_mla\n")
+    (tmp_path / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n")
+    searched: list[Path] = []
+    real = files._read_bytes
+    monkeypatch.setattr(files, "_read_bytes", lambda path, *a: searched.append(path) or real(path, *a))
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(main, ["pod.yaml"]).exit_code == 0
+    assert searched == []
+    result = CliRunner().invoke(main, ["serve.yaml"])
+    assert result.exit_code == 1 and "SGL002" in result.output  # found through the scripts that read it
+    assert len(searched) >= 20
