@@ -224,9 +224,13 @@ class _Keeper:
 
 
 def syntax_errors(text: str) -> int:
-    """0 when libcst parses text, else 1."""
+    """0 when libcst parses text, else 1.
+
+    The reduced text is what is parsed: the same tree the check reads (cached),
+    and text that ast parses whole, or else the whole text.
+    """
     try:
-        _parse(text)
+        _parse(_reduced(text))
     except (PythonSyntaxError, RecursionError):
         return 1
     return 0
