@@ -143,17 +143,15 @@ def test_no_network(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_add_ignore_does_not_expand_a_yaml_alias_bomb(tmp_path: Path) -> None:
-    """--add-ignore compared the loaded data before and after: 9^9 list items compared, seconds per level."""
-    import time
+    """--add-ignore compared the loaded data before and after: 9^9 list items compared, seconds per level.
 
+    Expanded, the run would not end; the subprocess timeout is only a guard against a hang."""
     bomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for prev, cur in zip("abcdefghij", "bcdefghijk"):
         bomb.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
     bomb.append("command: [python3, -m, sglang.launch_server, --model-path, deepseek-ai/DeepSeek-V3, "
                 "--attention-backend, tokenspeed_mla]")
     (tmp_path / "bomb.yaml").write_text("\n".join(bomb) + "\n")
-    start = time.monotonic()
-    proc = adv.run_cli("--add-ignore", "bomb.yaml", cwd=tmp_path, timeout=60)
-    assert time.monotonic() - start < 20
+    proc = adv.run_cli("--add-ignore", "bomb.yaml", cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "# autofix: ignore[SGL001]\ncommand:" in (tmp_path / "bomb.yaml").read_text()
