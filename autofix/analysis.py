@@ -43,7 +43,7 @@ class Analyser:
     def __init__(self, mode: str, resolver: Resolver, roots: list[Path]):
         self.mode = mode
         self.resolver = resolver
-        self.roots = roots
+        self.roots = list(dict.fromkeys(roots))  # a run naming many files in one folder names it once
         self.releases: dict[str, str | None] = {}  # a folder's neighbour release, looked up once
 
     def screen(self, path: Path) -> tuple[Outcome | None, bytes]:

@@ -282,7 +282,7 @@ class ModelLookup:
 
     def __init__(self, launch_dir: Path, roots: Sequence[Path]):
         self.launch_dir = launch_dir
-        self.roots = [r.resolve() for r in roots]
+        self.roots = list(_resolved(os.getcwd(), tuple(roots)))
 
     def __call__(self, model_path: str) -> str | None:
         if not model_path or "\x00" in model_path:
@@ -292,6 +292,13 @@ class ModelLookup:
             if found:
                 return found
         return None
+
+
+@functools.lru_cache(maxsize=16)
+def _resolved(cwd: str, roots: tuple[Path, ...]) -> tuple[Path, ...]:  # noqa: ARG001 - cwd: part of the key
+    """The folders, resolved (relative ones from cwd), each once: every launch file of a run asks
+    for the same ones, and a run naming a thousand files has a thousand."""
+    return tuple(dict.fromkeys(r.resolve() for r in roots))
 
 
 def _architecture(config: Path, roots: tuple[Path, ...]) -> str | None:
@@ -340,7 +347,7 @@ class ConfigReader:
 
     def __init__(self, launch_dir: Path, roots: Sequence[Path]):
         self.launch_dir = launch_dir
-        self.roots = tuple({r.resolve() for r in (*roots, Path.cwd())})
+        self.roots = _resolved(os.getcwd(), (*roots, Path.cwd()))
 
     def resolve(self, value: str) -> Path | None:
         if not value or "\x00" in value:

@@ -20,8 +20,9 @@ __all__ = ["MIN_ITEMS", "available_cores", "ordered_map"]
 Item = TypeVar("Item")
 Out = TypeVar("Out")
 
-# Fewer items than this are checked in the calling process: starting workers costs more than it saves.
-MIN_ITEMS = 200
+# Fewer items than this are checked in the calling process: starting workers (each imports the parsers
+# it needs again) costs more than it saves. A 1,000-file tree has about 150 files to parse.
+MIN_ITEMS = 32
 # Items per chunk at most: small enough to keep both cores busy to the end, large enough to amortise
 # the round trip.
 MAX_CHUNK = 32

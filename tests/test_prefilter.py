@@ -134,3 +134,24 @@ def test_a_named_yaml_that_is_no_config_file_costs_no_search_for_its_readers(
     result = CliRunner().invoke(main, ["serve.yaml"])
     assert result.exit_code == 1 and "SGL002" in result.output  # found through the scripts that read it
     assert len(searched) >= 20
+
+
+def test_naming_many_files_costs_work_per_file_not_per_pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each launch file's lookups (model folders, --config files) may be read inside the folders of
+    # the run: with every file in a folder of its own, resolving all of them for each file was quadratic.
+    from click.testing import CliRunner
+
+    from autofix.cli import main
+
+    names = []
+    for n in range(60):
+        (tmp_path / f"d{n}").mkdir()
+        (tmp_path / f"d{n}" / "serve.sh").write_text(LAUNCH)
+        names.append(f"d{n}/serve.sh")
+    calls = []
+    real = Path.resolve
+    monkeypatch.setattr(Path, "resolve", lambda self, *a, **k: calls.append(self) or real(self, *a, **k))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["--jobs", "1", *names])
+    assert result.exit_code == 1 and result.output.count("SGL002") == 60
+    assert len(calls) < 60 * 20, f"{len(calls)} resolves for 60 files"
