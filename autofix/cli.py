@@ -1,5 +1,6 @@
-"""The command line: the only place that reads argv and stdin, prints, and picks exit codes.
+"""The command line: reads argv and the configuration, and hands a Run to run.py.
 
+With run.py, the only place that reads stdin, prints, and picks exit codes.
 Exit codes: 0 no finding remains; 1 findings remain (with --diff: a diff was
 printed); 2 usage error, unreadable or unparsable file, internal error.
 """
@@ -7,64 +8,17 @@ printed); 2 usage error, unreadable or unparsable file, internal error.
 from __future__ import annotations
 
 import json
-import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 
 from autofix import fixer as registry
 from autofix.config import ConfigError, Overrides, Resolver
-from autofix.knowledge.gpus import GPUS, Gpu, gpu_named
+from autofix.knowledge.gpus import GPUS, gpu_named
 from autofix.knowledge.releases import parse_release
+from autofix.run import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, Run, check_files, check_stdin, finish
 from autofix.suppressions import fixer_words
-
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-
-
-@dataclass
-class Run:
-    """What one invocation has seen so far."""
-
-    mode: str  # "check", "diff" or "fix"
-    fmt: str
-    remaining: int = 0
-    fixed: int = 0
-    fixed_files: int = 0
-    diffs: int = 0
-    errors: int = 0
-    json_out: list[dict[str, object]] = field(default_factory=list)
-    stdin: bool = False  # with --fix, stdout carries the fixed text: findings go to stderr
-    # Findings in a --config file already reported (through another launch that reads it).
-    linked_seen: set[tuple[str, int, int, str]] = field(default_factory=set)
-    diffed: set[str] = field(default_factory=set)
-    resolver: Resolver | None = None  # each file's configuration: the nearest one, or --config's
-    force_exclude: bool = False  # exclude patterns apply to files named on the command line
-    # What the output formats need: the fixers run (SARIF's rules), --color, counts for the summary.
-    fixers: list = field(default_factory=list)
-    unsafe: bool = False
-    color: str = "auto"
-    fixable: int = 0
-    unsafe_fixable: int = 0
-    finding_files: set[str] = field(default_factory=set)
-    progress: object = None  # output.terminal.Progress during a walk
-    gpu: Gpu | None = None  # --gpu, or `gpu` in [tool.autofix]
-    jobs: int = 1  # worker processes for a large run (--jobs)
-
-    def first_time(self, r) -> bool:  # noqa: ANN001
-        if r.path is None:
-            return True
-        key = (r.path, r.line, r.column, r.fixer.code)
-        if key in self.linked_seen:
-            return False
-        self.linked_seen.add(key)
-        return True
-
-    def error(self, message: str) -> None:
-        self.errors += 1
-        _clear_progress(self)
-        click.echo(f"autofix: {message}", err=True)
 
 
 def _codes(values: tuple[str, ...]) -> list[str]:
@@ -188,15 +142,15 @@ def main(
         if len(targets) > 1:
             raise click.UsageError("'-' (stdin) cannot be combined with other paths")
         try:
-            _stdin(run, stdin_filename or "-")
+            check_stdin(run, stdin_filename or "-")
         except ConfigError as exc:  # a configuration met on the way (nearer to a file than the first)
             run.error(str(exc))
     else:
         try:
-            _files(run, targets)
+            check_files(run, targets)
         except ConfigError as exc:
             run.error(str(exc))
-    sys.exit(_finish(run))
+    sys.exit(finish(run))
 
 
 def _exit_on_sigterm() -> None:
@@ -262,160 +216,6 @@ def _explain(word: str) -> int:
     return EXIT_CLEAN
 
 
-def _files(run: Run, targets: list[Path]) -> None:
-    from autofix.analysis import NOTHING, Analyser, Outcome
-    from autofix.files import ConfigIndex, display, may_be_config, real_path, walk
-    from autofix.workers import ordered_map
-
-    for target in targets:
-        if target.is_symlink() and not target.exists():  # a dangling link or a loop, named explicitly
-            try:
-                os.stat(target)
-            except OSError as exc:
-                run.error(f"{target}: cannot read: {exc.strerror or exc}")
-        elif not target.exists():
-            run.error(f"{target}: no such file or folder")
-    existing = [t for t in targets if t.exists()]
-    roots = [t if t.is_dir() else t.parent for t in existing]
-    # The scripts that read a config file through `--config` are looked for among the files
-    # checked, and for files named one by one (as pre-commit names them), in the working directory.
-    folders = [t for t in existing if t.is_dir()]
-    index = ConfigIndex([*roots, Path.cwd()], search=[Path.cwd()] if len(folders) < len(existing) else [])
-    checker = _Checker(run, Analyser(run.mode, run.resolver, roots))  # type: ignore[arg-type]
-    # The walk, with the prefilter: a file that cannot hold a launch is done with one read and
-    # one search. What the run keeps of each file is its path and one byte (memory stays flat as
-    # trees grow); the few files with more to say have it in the dicts.
-    paths: list[str] = []
-    states = bytearray()
-    said: dict[int, str | Outcome] = {}  # why a file is skipped, or what screening it said
-    yamls: list[int] = []
-    for number, candidate in enumerate(walk(existing, run.resolver, run.force_exclude)):
-        paths.append(str(candidate.path))
-        if candidate.spec is None:
-            states.append(_UNKNOWN)
-        elif candidate.skip is not None:
-            states.append(_SKIPPED)
-            said[number] = candidate.skip
-        else:
-            outcome, data = checker.analyser.screen(candidate.path)
-            if outcome is None:
-                states.append(_PARSE)
-                index.add(candidate.path, candidate.spec, data)
-            elif outcome is NOTHING:
-                states.append(_NOTHING)
-            else:
-                states.append(_SAID)
-                said[number] = outcome
-            if candidate.spec.name == "yaml" and may_be_config(data):
-                yamls.append(number)
-    readers: dict[int, list[Path]] = {}
-    for number in yamls:
-        found = index.referrers(Path(paths[number]))
-        if found:  # a --config file is checked with the launches that read it, through their files
-            readers[number] = found
-    in_run = {real_path(Path(p)) for p, state in zip(paths, states) if state != _UNKNOWN} if readers else set()
-    # The files left to parse are checked in worker processes when there are many; their outcomes
-    # come back in the run's order, and this process prints them and writes.
-    alone = [paths[n] for n, state in enumerate(states)
-             if state == _PARSE and n not in readers and run.mode != "add-ignore"]
-    outcomes = ordered_map(lambda name: checker.analyser.file(Path(name), name, alone=True), alone, run.jobs)
-    from autofix.output.terminal import Progress
-
-    run.progress = Progress(len(paths))
-    for number, (name, state) in enumerate(zip(paths, states)):
-        run.progress.step(number, name)
-        if state == _UNKNOWN:
-            click.echo(f"autofix: {name}: not a launch file autofix can read (skipped)", err=True)
-        elif state == _SKIPPED:
-            _clear_progress(run)
-            click.echo(f"autofix: {name}: {said[number]} (skipped)", err=True)
-        elif number in readers:
-            for reader in readers[number]:
-                if reader not in in_run:
-                    checker.check(reader, display(reader), only_config=display(Path(name)))
-        elif state == _SAID:
-            checker.finish(Path(name), name, said[number])
-        elif state == _NOTHING:
-            continue
-        elif run.mode == "add-ignore":
-            checker.check(Path(name), name)
-        else:
-            outcome = next(outcomes)
-            if outcome.in_turn:
-                checker.check(Path(name), name)
-            else:
-                checker.finish(Path(name), name, outcome)
-
-
-# What the walk of a run keeps of each file.
-_UNKNOWN, _SKIPPED, _NOTHING, _SAID, _PARSE = range(5)
-
-
-class _Checker:
-    """Checks one file of a run in this process, or finishes a worker's check of it: prints and writes."""
-
-    def __init__(self, run: Run, analyser):  # noqa: ANN001 - analysis.Analyser
-        self.run = run
-        self.analyser = analyser
-
-    def check(self, path: Path, name: str, only_config: str | None = None) -> None:
-        from autofix.analysis import Outcome, check
-
-        prepared = self.analyser.prepare(path, name, only_config)
-        if isinstance(prepared, Outcome):
-            self.finish(path, name, prepared)
-        elif self.run.mode == "add-ignore":
-            self.write(path, _add_ignore(self.run, name, prepared.source, prepared.spec, prepared.settings))
-        else:
-            self.finish(path, name, check(self.run.mode, name, prepared))
-
-    def finish(self, path: Path, name: str, outcome) -> None:  # noqa: ANN001 - analysis.Outcome
-        self.write(path, _report(self.run, name, outcome))
-
-    def write(self, path: Path, result) -> None:  # noqa: ANN001 - pipeline.Result
-        from autofix.files import write_atomic
-
-        run = self.run
-        if result is None or run.mode not in ("fix", "add-ignore"):
-            return
-        written = [(path, result.source, result.text)] if result.changed else []
-        written += [(Path(f.name), f.source, f.text) for f in result.linked if f.changed]
-        for target, source, text in written:
-            try:
-                write_atomic(target, source.encode(text))
-            except OSError as exc:
-                run.error(f"{target}: cannot write: {exc.strerror or exc}")
-
-
-def _stdin(run: Run, name: str) -> None:
-    from autofix.analysis import Outcome, check, decode
-    from autofix.files import ModelLookup, neighbour_release
-    from autofix.formats import detect
-    from autofix.pipeline import Settings
-
-    run.stdin = True
-    data = sys.stdin.buffer.read()
-    spec = detect(name, data[:128])
-    if spec is None:
-        run.error(f"{name}: cannot tell the file's kind; pass --stdin-filename with a known suffix")
-        return
-    folder = Path(name).parent.resolve()
-    effective = run.resolver.effective(Path(name))  # type: ignore[union-attr]
-    settings = Settings(effective.fixers_for(Path(name)), effective.release, neighbour_release(folder),
-                        effective.unsafe, ModelLookup(folder, [Path.cwd()]), gpu=effective.gpu,
-                        unused_suppressions=effective.reports_unused_for(Path(name)))
-    prepared = decode(name, data, spec, settings)
-    if isinstance(prepared, Outcome):
-        result = _report(run, name, prepared)
-    elif run.mode == "add-ignore":
-        result = _add_ignore(run, name, prepared.source, prepared.spec, prepared.settings)
-    else:
-        result = _report(run, name, check(run.mode, name, prepared))
-    if run.mode in ("fix", "add-ignore"):
-        sys.stdout.buffer.write(result.source.encode(result.text) if result else data)
-        sys.stdout.buffer.flush()
-
-
 def _show_settings(resolver: Resolver, targets: list[Path], fmt: str) -> int:
     """--show-settings: the configuration each target is checked with."""
     from autofix.config import show_text
@@ -427,175 +227,3 @@ def _show_settings(resolver: Resolver, targets: list[Path], fmt: str) -> int:
         return EXIT_ERROR
     click.echo(json.dumps(shown, indent=2) if fmt == "json" else "\n\n".join(map(show_text, shown)))
     return EXIT_CLEAN
-
-
-def _add_ignore(run: Run, name, source, spec, settings):  # noqa: ANN001, ANN202
-    """--add-ignore: a suppression comment before each launch with findings; the text to write."""
-    from autofix.pipeline import Result, fix_text
-    from autofix.suppressions import CODE, add_ignores
-
-    def recheck(text: str) -> list:
-        return [r for r in fix_text(source.with_text(text), spec, settings).remaining if r.fixer.code != CODE]
-
-    try:
-        findings = recheck(source.text)
-        added = add_ignores(source.text, findings, spec.name, recheck)
-    except SyntaxError as exc:
-        run.error(f"{name}: cannot parse: {exc.msg}")
-        return None
-    run.fixed += added.added
-    run.fixed_files += int(added.text != source.text)
-    run.remaining += len(added.left)
-    for r in added.left:
-        click.echo(f"{r.path or name}:{r.line}:{r.column}: {r.fixer.code} [{r.fixer.name}] no `autofix: ignore` "
-                   "comment can go before this launch (left as is)", err=run.stdin)
-    return Result(source, added.text, [])
-
-
-def _report(run: Run, name: str, outcome):  # noqa: ANN202, ANN001 - analysis.Outcome -> pipeline.Result | None
-    """Print what checking one file gave, count it; the result, whose texts a --fix writes."""
-    from autofix import report
-
-    for message, error in outcome.notes:
-        if error:
-            run.error(message)
-        else:
-            _clear_progress(run)
-            click.echo(f"autofix: {message}", err=True)
-    result = outcome.result
-    if result is None:
-        return None
-    source = result.source
-    findings = [r for r in result.findings if run.first_time(r)]
-    remaining = [r for r in findings if not r.fixed]
-    fixed = [r for r in findings if r.fixed]
-    sources = {None: source, **{f.name: f.source for f in result.linked}}
-    if run.mode == "diff":
-        changed = [(name, source.text, result.text)] if result.changed else []
-        changed += [(f.name, f.source.text, f.text) for f in result.linked if f.changed]
-        for path, before, after in changed:
-            if path in run.diffed:
-                continue  # a --config file two launches read
-            run.diffed.add(path)
-            _clear_progress(run)
-            colour = _colour(run, err=False)
-            click.echo(_paint_diff(report.diff(path, before, after), colour), nl=False, color=colour)
-            run.diffs += 1
-        run.fixed += len(fixed)
-        run.remaining += len(remaining)
-        return result
-    if run.mode == "fix":
-        run.fixed += len(fixed)
-        run.fixed_files += int(result.changed) + sum(f.changed for f in result.linked)
-        shown = remaining
-    else:
-        shown = findings
-    run.remaining += len(remaining)
-    _show(run, name, shown, fixed if run.mode == "fix" else [], sources)
-    return result
-
-
-def _show(run: Run, name: str, shown, fixed, sources) -> None:  # noqa: ANN001
-    """Print one checked file's findings, or keep them for a format printed whole at the end."""
-    if not shown and not fixed:
-        return
-    err = run.mode == "fix" and run.stdin
-    _clear_progress(run)
-    if run.fmt in ("json", "json-lines"):
-        found = [_finding_json(name, r, sources) for r in [*shown, *fixed]]
-        if run.fmt == "json":
-            run.json_out.extend(found)
-        for item in found if run.fmt == "json-lines" else ():
-            click.echo(json.dumps(item), err=err)
-    elif run.fmt == "sarif":
-        from autofix.output import sarif
-
-        for r in shown:
-            if r.fixer not in run.fixers:  # a check of autofix's own that is no fixer (AF100)
-                run.fixers.append(r.fixer)
-            run.json_out.append(sarif.result(name, r, sources, run.fixers.index(r.fixer), Path.cwd()))
-    elif run.fmt == "github":
-        from autofix.output import github
-
-        for r in shown:
-            click.echo(github.annotation(r.path or name, r), err=err)
-    else:
-        from autofix.output import terminal
-
-        style = terminal.Style(_colour(run, err))
-        for path, r in terminal.group_by_file([(r.path or name, r) for r in shown]):
-            click.echo(terminal.finding_block(path, r, sources[r.path], style, run.unsafe), err=err, color=style.colour)
-            run.finding_files.add(path)
-            if r.fix is not None and r.fix.applies(run.unsafe):
-                run.fixable += 1
-            elif r.fix is not None and r.fix.applies(True):
-                run.unsafe_fixable += 1
-
-
-def _colour(run: Run, err: bool) -> bool:
-    from autofix.output.terminal import use_colour
-
-    return use_colour(run.color, sys.stderr if err else sys.stdout)
-
-
-def _paint_diff(text: str, colour: bool) -> str:
-    if not colour:
-        return text
-    from autofix.output.terminal import Style, colour_diff
-
-    return colour_diff(text, Style(True))
-
-
-def _clear_progress(run: Run) -> None:
-    if run.progress is not None:
-        run.progress.clear()  # type: ignore[attr-defined]
-
-
-def _finding_json(name: str, r, sources) -> dict[str, object]:  # noqa: ANN001
-    """A finding as JSON; an edit in another file than the finding's names its path."""
-    from autofix import report
-
-    out = report.finding_json(r.path or name, r, sources[r.path])
-    fix = out["fix"]
-    if isinstance(fix, dict):
-        for entry, edit in zip(fix["edits"], r.fix.edits):
-            if edit.path != r.path:
-                where = sources[edit.path]
-                (line, column), (end_line, end_column) = where.line_col(edit.span.start), where.line_col(edit.span.end)
-                entry.update(path=edit.path or name, start={"line": line, "column": column},
-                             end={"line": end_line, "column": end_column})
-    return out
-
-
-def _finish(run: Run) -> int:
-    _clear_progress(run)
-    if run.fmt == "json" and run.mode != "diff":
-        out = json.dumps(run.json_out, indent=2)
-        click.echo(out, err=run.mode == "fix" and run.stdin)
-    elif run.fmt == "sarif" and run.mode != "diff":
-        from autofix.output import sarif
-
-        click.echo(sarif.log(run.fixers, run.json_out, Path.cwd()), err=run.mode == "fix" and run.stdin)
-    elif run.mode == "diff":
-        if run.diffs or run.remaining:
-            click.echo(
-                f"{run.fixed} fixable finding(s) in {run.diffs} file(s); {run.remaining} without an applicable fix",
-                err=True,
-            )
-    elif run.mode == "fix":
-        click.echo(f"Fixed {run.fixed} finding(s) in {run.fixed_files} file(s); {run.remaining} remaining.", err=True)
-    elif run.mode == "add-ignore":
-        click.echo(f"Added {run.fixed} suppression comment(s) in {run.fixed_files} file(s); "
-                   f"{run.remaining} finding(s) left.", err=True)
-    elif run.remaining and run.fmt == "text":
-        from autofix.output.terminal import Style, summary
-
-        colour = _colour(run, err=False)
-        click.echo(summary(run.remaining, len(run.finding_files), run.fixable, run.unsafe_fixable, Style(colour)),
-                   color=colour)
-    if run.errors:
-        return EXIT_ERROR
-    if run.mode == "diff":
-        return EXIT_FINDINGS if run.diffs else EXIT_CLEAN
-    return EXIT_FINDINGS if run.remaining else EXIT_CLEAN
-
