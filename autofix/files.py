@@ -4,14 +4,11 @@ and what the files beside a launch say (a pinned SGLang release, a model's confi
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import os
 import re
-import signal
 import stat
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,8 +193,15 @@ def write_atomic(path: Path, data: bytes) -> None:
     mode = stat.S_IMODE(old.st_mode)
     tmp = None
     try:
-        with _signals_held():  # a signal taken between creating the temp file and naming it would leave it
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".autofix", dir=path.parent)
+        while True:
+            # Named before it is created: a signal at any point after leaves nothing behind
+            # (mkstemp names its file only once it exists).
+            tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(8).hex()}.autofix")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC | _O_BINARY, 0o600)
+                break
+            except FileExistsError:  # another file's name: not ours to remove
+                tmp = None
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -219,18 +223,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until the block ends (where the platform can hold them)."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    held = {signal.SIGINT, signal.SIGTERM}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 
 
 # -- what the files beside a launch say ---------------------------------------------

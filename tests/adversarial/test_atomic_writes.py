@@ -141,3 +141,27 @@ def test_signal_mid_run_leaves_files_old_or_new(tmp_path: Path, sig: signal.Sign
     assert 0 < new < len(launches), "the signal came before or after the writes: the test proved nothing"
     assert _temps(tmp_path) == []
     assert proc.returncode != 0
+
+
+def test_interrupt_just_after_the_temp_file_is_created_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A signal between creating the temp file and knowing its name left it behind (tempfile.mkstemp
+    # names its file only once it exists); with worker threads about, masking signals did not help.
+    path = tmp_path / "serve.sh"
+    path.write_bytes(b"old bytes")
+    real_open = os.open
+
+    def open_then_interrupt(name, flags, *args, **kwargs):  # noqa: ANN001, ANN202
+        fd = real_open(name, flags, *args, **kwargs)
+        if flags & os.O_CREAT:
+            os.close(fd)
+            raise KeyboardInterrupt
+        return fd
+
+    monkeypatch.setattr(os, "open", open_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        files.write_atomic(path, b"new bytes")
+    monkeypatch.undo()
+    assert path.read_bytes() == b"old bytes"
+    assert _temps(tmp_path) == []
