@@ -52,19 +52,8 @@ class Analyser:
         An outcome when the file needs no parse (nothing to check, or a note), else None;
         and the bytes read (empty when none were).
         """
-        from autofix.files import NotRegularFile, read_regular
-        from autofix.formats import detect
-
-        try:
-            data = read_regular(path)
-        except NotRegularFile:
-            return Outcome(((f"{path}: not a regular file (skipped)", False),)), b""
-        except OSError as exc:
-            return Outcome(((f"{path}: cannot read: {exc.strerror or exc}", True),)), b""
-        spec = detect(path.name, data[:128])
-        if spec is None or not spec.worth_parsing(data):
-            return NOTHING, data
-        return None, data
+        outcome, data, _ = _read(path)
+        return outcome, data
 
     def file(self, path: Path, name: str, only_config: str | None = None, alone: bool = False) -> Outcome:
         """The outcome of checking path. alone: in a worker, where a file that may read a
@@ -74,18 +63,11 @@ class Analyser:
 
     def prepare(self, path: Path, name: str, only_config: str | None = None,
                 alone: bool = False) -> Prepared | Outcome:
-        from autofix.files import ConfigReader, ModelLookup, NotRegularFile, neighbour_release, read_regular
-        from autofix.formats import detect
+        from autofix.files import ConfigReader, ModelLookup, neighbour_release
 
-        try:
-            data = read_regular(path)
-        except NotRegularFile:
-            return Outcome(((f"{path}: not a regular file (skipped)", False),))
-        except OSError as exc:
-            return Outcome(((f"{path}: cannot read: {exc.strerror or exc}", True),))
-        spec = detect(path.name, data[:128])
-        if spec is None or not spec.worth_parsing(data):
-            return NOTHING  # the prefilter: one read and one search
+        outcome, data, spec = _read(path)
+        if outcome is not None or spec is None:
+            return outcome or NOTHING
         if alone and b"--config" in data:
             return Outcome(in_turn=True)
         folder = path.parent.resolve()
@@ -98,6 +80,24 @@ class Analyser:
             unused_suppressions=effective.reports_unused_for(path),
         )
         return decode(name, data, spec, settings)
+
+
+def _read(path: Path) -> tuple[Outcome | None, bytes, FormatSpec | None]:
+    """A file's bytes and format, or the outcome that ends its check here: a note, an error,
+    or NOTHING when the prefilter finds nothing a launch needs."""
+    from autofix.files import NotRegularFile, read_regular
+    from autofix.formats import detect
+
+    try:
+        data = read_regular(path)
+    except NotRegularFile:
+        return Outcome(((f"{path}: not a regular file (skipped)", False),)), b"", None
+    except OSError as exc:
+        return Outcome(((f"{path}: cannot read: {exc.strerror or exc}", True),)), b"", None
+    spec = detect(path.name, data[:128])
+    if spec is None or not spec.worth_parsing(data):
+        return NOTHING, data, None
+    return None, data, spec
 
 
 def decode(name: str, data: bytes, spec: FormatSpec, settings: Settings) -> Prepared | Outcome:

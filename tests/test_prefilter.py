@@ -155,3 +155,14 @@ def test_naming_many_files_costs_work_per_file_not_per_pair(tmp_path: Path, monk
     result = CliRunner().invoke(main, ["--jobs", "1", *names])
     assert result.exit_code == 1 and result.output.count("SGL002") == 60
     assert len(calls) < 60 * 20, f"{len(calls)} resolves for 60 files"
+
+
+def test_a_markdown_launch_imports_no_yaml_or_python_parser(tmp_path: Path) -> None:
+    # The Markdown format reads shell, YAML and Python blocks, so it imports their format modules;
+    # ruamel and libcst are imported only when a block of their kind is parsed.
+    _write(tmp_path, PLAIN)
+    (tmp_path / "guide.md").write_text(f"# Serving\n\n```bash\n{LAUNCH}```\n")
+    out = _probe(tmp_path, "--jobs", "1", ".")
+    assert out["exit"] == 1  # the launch in the block is found
+    heavy = {m.split(".")[0] for m in out["modules"] if m.split(".")[0] in HEAVY}
+    assert heavy <= {"tree_sitter", "tree_sitter_bash"}, heavy

@@ -20,14 +20,12 @@ times faster; the pure composer stays the judge of what is not YAML.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-
-from ruamel.yaml import YAML
-from ruamel.yaml.nodes import MappingNode, ScalarNode
-from ruamel.yaml.resolver import VersionedResolver
 
 from autofix.embed import Embedding
 from autofix.formats import shell
@@ -130,12 +128,9 @@ _PROPERTIES = re.compile(r"(?:[ \t\r\n]+|&[^ \t\r\n,\[\]{}]+|![^ \t\r\n,\[\]{}]*
 
 # -- composing: libyaml where it gives the pure composer's nodes -------------------------
 
-try:
-    import _ruamel_yaml  # noqa: F401 - ruamel.yaml.clib: ruamel composes with libyaml when it is there
-except ImportError:
-    LIBYAML = False
-else:
-    LIBYAML = True
+# ruamel.yaml.clib: ruamel composes with libyaml when it is there. Looked for, not imported: ruamel is
+# imported only when a YAML text is composed (a Markdown or shell check does not pay for it).
+LIBYAML = importlib.util.find_spec("_ruamel_yaml") is not None
 # libyaml's composer recurses in C, about 300 bytes of stack a level, and overflows it unchecked (the
 # process dies): 1000 levels fit even a 512 KiB thread stack.
 LIBYAML_DEPTH = 1000
@@ -159,15 +154,23 @@ def compose(text: str) -> list:
     pure composer's errors where the text is not YAML."""
     roots = libyaml_roots(text) if LIBYAML else None
     if roots is None:
+        from ruamel.yaml import YAML
+
         roots = list(YAML(typ="safe", pure=True).compose_all(text))
     return roots
 
 
-class _Resolver(VersionedResolver):
-    """The pure composer's tags: YAML 1.2's, as no `%YAML` directive reaches libyaml,
-    without looking the version up again for every scalar (half of libyaml's time)."""
+@functools.cache
+def _resolver() -> type:
+    from ruamel.yaml.resolver import VersionedResolver
 
-    processing_version = (1, 2)
+    class Resolver(VersionedResolver):
+        """The pure composer's tags: YAML 1.2's, as no `%YAML` directive reaches libyaml,
+        without looking the version up again for every scalar (half of libyaml's time)."""
+
+        processing_version = (1, 2)
+
+    return Resolver
 
 
 def libyaml_roots(text: str) -> list | None:
@@ -175,8 +178,10 @@ def libyaml_roots(text: str) -> list | None:
     or libyaml refuses the text (the pure composer then says why, as ever)."""
     if _PURE_ONLY.search(text) or not _shallow(text):
         return None
+    from ruamel.yaml import YAML
+
     yaml = YAML(typ="safe", pure=False)
-    yaml.Resolver = _Resolver
+    yaml.Resolver = _resolver()
     try:
         roots = list(yaml.compose_all(text))
     except Exception:  # noqa: BLE001 - a YAML error, or a lone surrogate that cannot be UTF-8
@@ -203,6 +208,8 @@ def _as_pure(roots: list, text: str) -> bool:
     a single pair in a flow sequence (`[a: b]`) YAML 1.2 refuses some that
     libyaml reads (`["a":b]`).
     """
+    from ruamel.yaml.nodes import MappingNode, ScalarNode
+
     stack = [(root, 1) for root in reversed(roots) if root is not None]
     seen: set[int] = set()
     while stack:  # collections in document order, so that each is met first where it is composed
@@ -242,6 +249,8 @@ def _flow_as_pure(node, text: str) -> bool:  # noqa: ANN001
 
 def _empty(node) -> bool:  # noqa: ANN001
     """An empty plain scalar with no properties: it has no text of its own to be placed at."""
+    from ruamel.yaml.nodes import ScalarNode
+
     return (type(node) is ScalarNode and not node.value and not node.style
             and node.start_mark.index == node.end_mark.index)
 
