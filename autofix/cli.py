@@ -49,6 +49,8 @@ def _codes(values: tuple[str, ...]) -> list[str]:
               "with findings.")
 @click.option("--explain", metavar="CODE", help="Print a fixer's documentation and its error record.")
 @click.option("--list", "list_fixers", is_flag=True, help="Print the table of fixers.")
+@click.option("--coverage", "show_coverage", is_flag=True, help="Print how many of each release's catalogue errors "
+              "the selected fixers report, per class, and list the others for --sglang-version (default: newest).")
 @click.option("--stdin-filename", help="The name of the file read from stdin ('-').")
 @click.option("--gpu", metavar="NAME", help="The GPU the launches run on (h100, b200, mi300x, ...); enables GPU rules.")
 @click.option("--from-log", metavar="FILE", help="Name the fixers for the errors in an SGLang log ('-': stdin); "
@@ -73,6 +75,7 @@ def main(
     add_ignore: bool,
     explain: str | None,
     list_fixers: bool,
+    show_coverage: bool,
     stdin_filename: str | None,
     gpu: str | None,
     from_log: str | None,
@@ -110,6 +113,8 @@ def main(
         listed = fixers if select else registry.all_fixers()
         click.echo(report.fixers_json(listed) if fmt == "json" else report.fixers_text(listed))
         sys.exit(EXIT_CLEAN)
+    if show_coverage:
+        sys.exit(_coverage(fixers if select else registry.all_fixers(), sglang_version, fmt))
     if diff_mode and fix_mode:
         raise click.UsageError("--diff and --fix are exclusive")
     if add_ignore and (diff_mode or fix_mode):
@@ -189,6 +194,21 @@ def _from_log(name: str, fmt: str, checking: bool) -> list:
     else:
         click.echo(f"{shown}: no fixer matches an error in this log", err=checking)
     return [m.fixer for m in matches]
+
+
+def _coverage(fixers: list[registry.Fixer], release: str | None, fmt: str) -> int:
+    """--coverage: the catalogue errors some fixer reports, per release and class."""
+    from autofix import coverage
+    from autofix.knowledge.releases import RELEASES
+
+    if release is not None and release not in RELEASES:
+        raise click.UsageError(f"--sglang-version: autofix knows {', '.join(RELEASES)}, not {release}")
+    measured = coverage.measure(fixers, [release] if release and fmt == "json" else RELEASES)
+    if fmt == "json":
+        click.echo(json.dumps(coverage.to_json(measured), indent=2))
+    else:
+        click.echo(coverage.table_text(measured, missing_of=release or RELEASES[-1]))
+    return EXIT_CLEAN
 
 
 def _explain(word: str) -> int:

@@ -13,7 +13,7 @@ from autofix.knowledge.releases import DEFAULT_RELEASE, Release, parse_release
 from autofix.model import Flag, Launch
 from autofix.source import Span
 
-__all__ = ["Finding", "Fixer", "all_fixers", "fixer", "select"]
+__all__ = ["Finding", "Fixer", "all_fixers", "fixer", "register", "select"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,10 @@ class Fixer:
     preceded_by: tuple[str, ...] = ()
     # The rule depends on the GPU: it runs only when one is named (--gpu, `gpu` in [tool.autofix]).
     gpu: bool = False
+    # The catalogue errors it reports (knowledge/data/errors-*.json), where it names them itself.
+    errors: tuple[str, ...] = ()
+    # A rule in the catalogue's shape (autofix.rules.CatalogueRule): its fields make its docs.
+    rule: object = None
 
     @property
     def patterns(self) -> tuple[str, ...]:
@@ -54,6 +58,8 @@ class Fixer:
 
     @property
     def doc(self) -> str:
+        if self.rule is not None:
+            return self.rule.doc  # type: ignore[attr-defined]
         module = sys.modules[self.check.__module__]
         return (module.__doc__ or "").strip()
 
@@ -109,13 +115,20 @@ def fixer(
 ) -> Callable[[Check], Check]:
     """Register a check function as a fixer."""
 
-    def register(check: Check) -> Check:
-        if code in _REGISTRY:
-            raise ValueError(f"fixer code {code} registered twice")
-        _REGISTRY[code] = Fixer(code, name, record, pattern, releases, check, default, variants, preceded_by, gpu)
+    def register_check(check: Check) -> Check:
+        register(Fixer(code, name, record, pattern, releases, check, default, variants, preceded_by, gpu))
         return check
 
-    return register
+    return register_check
+
+
+def register(fx: Fixer) -> None:
+    """Add a fixer to the registry; its code and name are its own."""
+    if fx.code in _REGISTRY:
+        raise ValueError(f"fixer code {fx.code} registered twice")
+    if any(other.name == fx.name for other in _REGISTRY.values()):
+        raise ValueError(f"fixer name {fx.name} registered twice")
+    _REGISTRY[fx.code] = fx
 
 
 def all_fixers() -> list[Fixer]:

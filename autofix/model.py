@@ -163,6 +163,7 @@ class Launch:
     _model: ModelInfo | None = None
     # Indices of args that may set any flag: splats, and unknown words where a flag could stand.
     _opaque: list[int] = field(default_factory=list)
+    _written: frozenset[str] | None = None
 
     @classmethod
     def read(cls, args: Sequence[Arg], table: OptionTable, span: Span, form: str, **kw: object) -> Launch:
@@ -266,6 +267,14 @@ class Launch:
                            release=self.release, model_lookup=self.model_lookup, gpu=self.gpu, config=config)
 
     # -- reading -------------------------------------------------------------
+
+    def written_dests(self) -> frozenset[str] | None:
+        """The dests the launch writes; None when an expansion may write any."""
+        if self._opaque:
+            return None
+        if self._written is None:
+            self._written = frozenset(f.dest for f in self.flags if f.dest is not None)
+        return self._written
 
     def all(self, dest: str) -> list[Flag]:
         return [f for f in self.flags if f.dest == dest]

@@ -890,6 +890,18 @@ def page_size_snaps() -> tuple[RuleFunction, ...]:
     )
 
 
+def by_name(name: str) -> tuple[RuleFunction, ...]:
+    """The rule-source function ``module:qualname``; none when this release has no such function."""
+    module, _, qualname = name.partition(":")
+    return tuple(
+        RuleFunction(m, q, node.lineno)
+        for m, tree in _rule_sources()
+        if m == module
+        for q, node in _callables(tree)
+        if q == qualname
+    )
+
+
 def named(name: str) -> tuple[RuleFunction, ...]:
     """The module-level functions of this release called name."""
     return tuple(
@@ -1134,8 +1146,24 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
             view = types.SimpleNamespace(**{**vars(record), **fields, **declared_overlay(record)})
             funcs.registry_guard(view, _is_mla(architecture, _hints(True)))
     except Exception as exc:  # AssertionError, ValueError, NotImplementedError ...
-        return {**result, "ok": False, "stage": "rules", "error": exception_text(exc)}
+        return {**result, "ok": False, "stage": "rules", "error": exception_text(exc), "where": raised_at(exc)}
     return {**result, "stage": "rules"}
+
+
+def raised_at(exc: BaseException) -> str | None:
+    """Where in SGLang an exception was raised, as the catalogue names a site:
+    ``python/sglang/srt/....py:LINE`` of the innermost frame inside the package."""
+    import sglang
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(sglang.__file__)))
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        path = os.path.abspath(tb.tb_frame.f_code.co_filename)
+        if path.startswith(root + os.sep + "sglang" + os.sep):
+            found = f"python/{os.path.relpath(path, root)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
 
 
 def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
@@ -1147,7 +1175,7 @@ def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
     probes patched to the case's GPU profile (``b200``, ``h100``, ``mi300x``).
 
     Answer: ``{"located": {pattern: ["module:qualname", ...]}, "results":
-    [{"ok", "stage": "parse"|"rules", "error", "ran"}]}``."""
+    [{"ok", "stage": "parse"|"rules", "error", "ran", "where" (a refusal by a rule: file:line)}]}``."""
     patterns = list(request.get("patterns", ()))
     located: dict[str, list[str]] = {}
     for pattern in patterns:
@@ -1159,9 +1187,10 @@ def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
     results = []
     for case in request["cases"]:
         wanted = case.get("patterns", patterns)
-        rules = sorted(
-            {e for p in wanted for f in (locate(p) if located.get(p) else ()) for e in entry_points(f)}, key=_rank
-        )
+        found = {f for p in wanted for f in (locate(p) if located.get(p) else ())}
+        # Functions named by the catalogue (module:qualname), for errors no message locates (a bare assert).
+        found |= {f for name in case.get("functions", ()) for f in by_name(name)}
+        rules = sorted({e for f in found for e in entry_points(f)}, key=_rank)
         modules = [*funcs.modules, *(importlib.import_module(f.module) for f in rules)]
         with machine(modules, case.get("gpu")), stand_in_models(case.get("architecture")), \
                 contextlib.ExitStack() as stack:
