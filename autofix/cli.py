@@ -185,14 +185,21 @@ def _from_log(name: str, fmt: str, checking: bool) -> list:
     except OSError as exc:
         click.echo(f"autofix: {name}: cannot read: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_ERROR)
-    matches = fromlog.match_log(data.decode("utf-8", errors="replace"), registry.all_fixers())
+    text = data.decode("utf-8", errors="replace")
+    matches = fromlog.match_log(text, registry.all_fixers())
+    others = fromlog.match_catalogue(text, skip_lines={m.line for m in matches})
     shown = "<stdin>" if name == "-" else name
     if fmt == "json" and not checking:
-        click.echo(json.dumps(fromlog.matches_json(matches), indent=2))
-    elif matches:
-        click.echo("\n\n".join(fromlog.explain(m, shown) for m in matches), err=checking)
+        found = fromlog.matches_json(matches) + fromlog.catalogue_json(others)
+        click.echo(json.dumps(sorted(found, key=lambda m: m["line"]), indent=2))  # type: ignore[arg-type, return-value]
+    elif matches or others:
+        explained = [(m.line, fromlog.explain(m, shown)) for m in matches]
+        explained += [(m.line, fromlog.explain_error(m, shown)) for m in others]
+        click.echo("\n\n".join(text for _, text in sorted(explained, key=lambda e: e[0])), err=checking)
     else:
         click.echo(f"{shown}: no fixer matches an error in this log", err=checking)
+    if others and not matches and not checking:
+        sys.exit(EXIT_FINDINGS)  # SGLang's error is in the log, though no fixer fixes it
     return [m.fixer for m in matches]
 
 

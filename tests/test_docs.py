@@ -17,7 +17,8 @@ from judging import check_example, doc_example
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADINGS = ["## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety"]
-FIXERS = all_fixers()
+# Hand-written fixers; rules in the catalogue's shape are proven by tests/test_rules.py.
+FIXERS = [fx for fx in all_fixers() if fx.rule is None]
 
 
 def record(fx: Fixer) -> dict:
