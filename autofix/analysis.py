@@ -117,6 +117,10 @@ def check(mode: str, name: str, prepared: Prepared) -> Outcome:
         return Outcome(((f"{name}: internal error: {type(exc).__name__}: {exc}", True),))
     if result.error is not None:
         return Outcome(((f"{name}: internal error: {result.error}; file left unchanged", True),))
+    notes: tuple[tuple[str, bool], ...] = ()
+    if result.newer is not None:
+        pinned, used = result.newer
+        notes = ((f"{name}: warning: SGLang {pinned} is newer than autofix knows; checked as {used}", False),)
     if not result.findings and not result.changed and not any(f.changed for f in result.linked):
-        return NOTHING
-    return Outcome(result=result)
+        return Outcome(notes) if notes else NOTHING
+    return Outcome(notes, result=result)

@@ -16,7 +16,7 @@ import click
 from autofix import fixer as registry
 from autofix.config import ConfigError, Overrides, Resolver
 from autofix.knowledge.gpus import GPUS, gpu_named
-from autofix.knowledge.releases import parse_release
+from autofix.knowledge.releases import checked_as, parse_release, unknown_release
 from autofix.run import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, Run, check_files, check_stdin, finish
 from autofix.suppressions import fixer_words
 
@@ -85,6 +85,13 @@ def main(
     _exit_on_sigterm()
     if explain is not None:
         sys.exit(_explain(explain))
+    if sglang_version is not None and not show_coverage:
+        if unknown_release(sglang_version) and checked_as(sglang_version) == sglang_version:
+            raise click.UsageError(f"--sglang-version: {unknown_release(sglang_version)}")
+        if checked_as(sglang_version) != sglang_version:
+            click.echo(f"autofix: warning: SGLang {sglang_version} is newer than autofix knows; checked as "
+                       f"{checked_as(sglang_version)}", err=True)
+            sglang_version = checked_as(sglang_version)
     try:
         resolver = Resolver(config_file, Overrides(tuple(_codes(select)), tuple(_codes(extend_select)),
                                                    tuple(_codes(ignore)), sglang_version, unsafe_fixes, gpu))
@@ -123,7 +130,7 @@ def main(
         sys.exit(_show_settings(resolver, list(paths) or [Path(".")], fmt))
     release = sglang_version or config.sglang_version
     if release is not None and parse_release(release) is None:
-        raise click.UsageError(f"--sglang-version: not a release: {release}")
+        raise click.UsageError(f"--sglang-version: {unknown_release(release)}")
     run = Run("add-ignore" if add_ignore else "diff" if diff_mode else "fix" if fix_mode else "check", fmt)
     run.resolver, run.force_exclude = resolver, force_exclude
     if jobs == 0:

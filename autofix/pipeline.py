@@ -22,7 +22,7 @@ from autofix.fixer import Finding, Fixer
 from autofix.formats import FORMATS, FormatSpec, load
 from autofix.knowledge.gpus import Gpu, gpu_named
 from autofix.knowledge.options import OptionTable, table
-from autofix.knowledge.releases import parse_release
+from autofix.knowledge.releases import checked_as, parse_release
 from autofix.model import Launch, Unresolvable
 from autofix.source import Source, Span
 
@@ -107,6 +107,8 @@ class Result:
     findings: list[Reported]
     error: str | None = None  # an internal error: nothing is written
     linked: tuple[LinkedResult, ...] = ()  # the files the launches read, and their new texts
+    # A pinned release newer than autofix knows, and the one it was checked as.
+    newer: tuple[str, str] | None = None
 
     @property
     def changed(self) -> bool:
@@ -162,6 +164,7 @@ class _Unit:
         self.linked: dict[str, Linked] = {}
         self.bases: dict[str | None, int] = {None: 0}
         self._named: dict[str, Linked | None] = {}
+        self.newer: tuple[str, str] | None = None  # a pin newer than autofix knows, and what it is checked as
         self._current: dict[str | None, Source] = {}
         self._next = 0
 
@@ -225,7 +228,7 @@ class _Unit:
 
     def result(self, findings: list[Reported]) -> Result:
         linked = tuple(LinkedResult(name, file.source, self.texts[name]) for name, file in self.linked.items())
-        return Result(self.source, self.texts[None], findings, linked=linked)
+        return Result(self.source, self.texts[None], findings, linked=linked, newer=self.newer)
 
 
 def config_references(source: Source, fmt: FormatSpec) -> list[str]:
@@ -264,6 +267,9 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
     release = settings.release or release_in_text(source.text) or settings.neighbour_release
     if release is not None and parse_release(release) is None:
         release = None
+    if release is not None and checked_as(release) != release:
+        unit.newer = (release, checked_as(release))
+        release = checked_as(release)
     options = table(release)
     launches: list[Launch] = module.find_launches(
         source, options, release=release, model_lookup=settings.model_lookup

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["DEFAULT_RELEASE", "RELEASES", "Release", "parse_release"]
+__all__ = ["DEFAULT_RELEASE", "RELEASES", "Release", "checked_as", "parse_release", "unknown_release"]
 
 Release = tuple[int, ...]
 
@@ -33,3 +33,25 @@ def nearest_table(release: Release) -> str:
     known = [(parse_release(r), r) for r in RELEASES]
     older = [r for v, r in known if v <= release]
     return older[-1] if older else RELEASES[0]
+
+
+def checked_as(release: str) -> str:
+    """The release whose knowledge checks release: a newer one than any autofix knows is
+    checked as the newest (what a new release keeps of the last one is most of it)."""
+    parsed = parse_release(release)
+    if parsed is not None and parsed > parse_release(RELEASES[-1]):  # type: ignore[operator]
+        return RELEASES[-1]
+    return release
+
+
+def unknown_release(release: str) -> str | None:
+    """Why release cannot be checked (the sentence names the known ones); None when it can."""
+    parsed = parse_release(release)
+    known = f"autofix knows SGLang {RELEASES[0]} to {RELEASES[-1]}"
+    if parsed is None:
+        return f"{known}; {release!r} is not an SGLang release"
+    if parsed < parse_release(RELEASES[0]):  # type: ignore[operator]
+        return f"{known}; {release} is older than any of them"
+    if parsed <= parse_release(RELEASES[-1]) and ".".join(map(str, parsed)) not in RELEASES:  # type: ignore[operator]
+        return f"{known}; SGLang never had {release}"
+    return None
