@@ -246,18 +246,6 @@ rule(
 )
 
 rule(
-    code="SGL733",
-    name="default-chat-template-kwargs-not-an-object",
-    errors="29d29d2cfb35",
-    when=lambda cfg: _served(cfg.model_path) and cfg.default_chat_template_kwargs is not None
-    and (kwargs := _json(cfg.default_chat_template_kwargs)) is not None and not isinstance(kwargs, dict),
-    at="default_chat_template_kwargs",
-    message="`--default-chat-template-kwargs` must decode to a JSON object",
-    example="--model-path Qwen/Qwen3-8B --default-chat-template-kwargs '[\"enable_thinking\"]'",
-    near_miss="--model-path Qwen/Qwen3-8B --default-chat-template-kwargs '{\"enable_thinking\": false}'",
-)
-
-rule(
     code="SGL734",
     name="limit-mm-data-per-request-unknown-modality",
     errors="a4eb3b814c1e",
@@ -425,8 +413,8 @@ rule(
     message="`--disaggregation-decode-host-receive-threshold {disaggregation_decode_host_receive_threshold}` "
             "is not between 0 and 1",
     fix=remove("disaggregation_decode_host_receive_threshold"),
-    example="--model-path Qwen/Qwen3-8B --disaggregation-decode-host-receive-threshold 1.5",
-    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-decode-host-receive-threshold 1",
+    example="--model-path Qwen/Qwen3-8B --disaggregation-mode decode --disaggregation-decode-host-receive-threshold 1.5",
+    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode decode --disaggregation-decode-host-receive-threshold 1",
 )
 
 rule(
@@ -440,8 +428,9 @@ rule(
             "{disaggregation_decode_host_receive_threshold}`) does not support `--enable-hisparse` "
             "or `--enable-pd-role-switch`",
     fix=remove("disaggregation_decode_host_receive_threshold"),
-    example="--model-path Qwen/Qwen3-8B --disaggregation-decode-host-receive-threshold 0.5 --enable-pd-role-switch",
-    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-decode-host-receive-threshold 0.5",
+    example="--model-path Qwen/Qwen3-8B --disaggregation-mode decode --disaggregation-decode-host-receive-threshold 0.5 "
+            "--enable-pd-role-switch",
+    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode decode --disaggregation-decode-host-receive-threshold 0.5",
 )
 
 rule(
@@ -456,9 +445,9 @@ rule(
             "`--disaggregation-decode-retraction-backup host_pool`",
     fix=set_("disaggregation_decode_retraction_backup", "host_pool"),
     safe=True,  # SGLang: "Decode host KV buffering requires host_pool retraction"
-    example="--model-path Qwen/Qwen3-8B --disaggregation-decode-host-receive-threshold 0.5 "
+    example="--model-path Qwen/Qwen3-8B --disaggregation-mode decode --disaggregation-decode-host-receive-threshold 0.5 "
             "--disaggregation-decode-retraction-backup cpu_tensor",
-    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-decode-host-receive-threshold 0.5 "
+    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode decode --disaggregation-decode-host-receive-threshold 0.5 "
               "--disaggregation-decode-retraction-backup host_pool",
 )
 
@@ -470,7 +459,7 @@ rule(
     and cfg.disaggregation_decode_enable_radix_cache and cfg.enable_hisparse,
     at="disaggregation_decode_enable_radix_cache",
     message="`--disaggregation-decode-enable-radix-cache` is incompatible with `--enable-hisparse`",
-    fix=remove("disaggregation_decode_enable_radix_cache"),
+    # No fix: HiSparse itself needs a DSA model, so neither removal is known to start.
     example="--model-path Qwen/Qwen3-8B --disaggregation-mode decode --disaggregation-decode-enable-radix-cache "
             "--enable-hisparse",
     near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode decode --disaggregation-decode-enable-radix-cache",
@@ -544,7 +533,7 @@ rule(
     at=("language_only", "encoder_only"),
     message="`--encoder-only` and `--language-only` cannot be set together",
     example="--model-path Qwen/Qwen3-8B --encoder-only --language-only",
-    near_miss="--model-path Qwen/Qwen3-8B --language-only",
+    near_miss="--model-path Qwen/Qwen3-8B --encoder-only",
 )
 
 rule(
