@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from autofix.model import Unresolvable
-from autofix.rules import remove, rule
+from autofix.rules import remove, rule, set_
 
 
 def _served(cfg) -> bool:  # noqa: ANN001
@@ -92,4 +92,152 @@ rule(
     fix=remove("enable_eplb"),
     example="--model-path Qwen/Qwen3-8B --tp-size 2 --enable-eplb",
     near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --ep-size 2 --enable-eplb",
+)
+
+# -- context parallelism (handle_context_parallelism) ---------------------------
+
+
+def _opt(cfg, dest: str, absent: object = False) -> object:  # noqa: ANN001
+    """cfg.<dest>, or `absent` in a release without that option."""
+    return getattr(cfg, dest) if cfg._launch.table.by_dest(dest) is not None else absent
+
+
+def _no_legacy_cp(cfg) -> bool:  # noqa: ANN001
+    """Neither legacy CP switch (0.5.17-0.5.19) is on: they turn on prefill CP and pick its strategy."""
+    return not _opt(cfg, "enable_prefill_context_parallel") and not _opt(cfg, "enable_dsa_prefill_context_parallel")
+
+
+def _cp_layout_as_written(cfg) -> bool:  # noqa: ANN001
+    """attn_cp_size, attn_dp_size, ep_size and moe_a2a_backend are what the launch
+    says when SGLang checks them: prefill CP is off, or the model is known not to
+    be an MLA/DSA/DeepSeek-V4 model (whose overrides resize CP, DP and EP)."""
+    if not cfg.enable_prefill_cp and _no_legacy_cp(cfg):
+        return True
+    model = cfg._launch.model
+    if model.mla is not False:
+        raise Unresolvable("prefill CP on a model that may be MLA")
+    return not (model.architecture or "").startswith(("DeepseekV4", "DeepseekV32", "GlmMoeDsa"))
+
+
+rule(
+    code="SGL406",
+    name="prefill-cp-without-cp-strategy",
+    errors="a1e02a2cfcbe",
+    when=lambda cfg: cfg.enable_prefill_cp and cfg.cp_strategy is None and _no_legacy_cp(cfg) and _served(cfg),
+    at="enable_prefill_cp",
+    message="`--enable-prefill-cp` needs `--cp-strategy` (`zigzag` or `interleave`)",
+    fix=set_("cp_strategy", "interleave"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --enable-prefill-cp --attn-cp-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --enable-prefill-cp --attn-cp-size 2 --cp-strategy zigzag",
+)
+
+rule(
+    code="SGL407",
+    name="tp-size-not-multiple-of-attn-cp-size",
+    errors="53544cc5992c",
+    when=lambda cfg: cfg.attn_cp_size > 1 and cfg.tp_size % cfg.attn_cp_size != 0
+    and _cp_layout_as_written(cfg) and _served(cfg),
+    at=("attn_cp_size", "tp_size"),
+    message="`--tp-size {tp_size}` is not a multiple of `--attn-cp-size {attn_cp_size}`",
+    fix=remove("attn_cp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --attn-cp-size 3",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --attn-cp-size 1",
+)
+
+rule(
+    code="SGL408",
+    name="tp-size-not-multiple-of-attn-dp-times-attn-cp",
+    errors="60896c79e56e",
+    when=lambda cfg: cfg.attn_cp_size > 1 and cfg.tp_size % cfg.attn_cp_size == 0
+    and cfg.tp_size % (cfg.attn_dp_size * cfg.attn_cp_size) != 0 and cfg.dwdp_size <= 1
+    and _cp_layout_as_written(cfg) and _served(cfg),
+    at=("attn_cp_size", "attn_dp_size", "tp_size"),
+    message="`--tp-size {tp_size}` is not a multiple of `--attn-dp-size {attn_dp_size}` times "
+    "`--attn-cp-size {attn_cp_size}`",
+    example="--model-path Qwen/Qwen3-8B --tp-size 8 --attn-dp-size 4 --attn-cp-size 4",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 8 --attn-dp-size 2 --attn-cp-size 4",
+)
+
+# The MoE-DP block: DWDP sets moe_dp_size to 1 before it; ep_size only grows to
+# tp_size before it (an EP-spanning a2a backend, MLA prefill CP), which keeps
+# these launches refused.
+rule(
+    code="SGL410",
+    name="tp-size-not-multiple-of-moe-dp-size",
+    errors="2e9c4ee7233c",
+    when=lambda cfg: cfg.moe_dp_size > 1 and cfg.tp_size % cfg.moe_dp_size != 0 and cfg.dwdp_size <= 1
+    and _served(cfg),
+    at=("moe_dp_size", "tp_size"),
+    message="`--tp-size {tp_size}` is not a multiple of `--moe-dp-size {moe_dp_size}`",
+    fix=remove("moe_dp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --moe-dp-size 3",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --moe-dp-size 1",
+)
+
+rule(
+    code="SGL411",
+    name="ep-size-times-moe-dp-size-above-tp-size",
+    errors="30599a51e1a3",
+    when=lambda cfg: cfg.moe_dp_size > 1 and cfg.tp_size % cfg.moe_dp_size == 0
+    and cfg.ep_size * cfg.moe_dp_size > cfg.tp_size and cfg.dwdp_size <= 1 and _served(cfg),
+    at=("moe_dp_size", "ep_size"),
+    message="`--ep-size {ep_size}` times `--moe-dp-size {moe_dp_size}` exceeds `--tp-size {tp_size}`",
+    fix=remove("moe_dp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --ep-size 4 --moe-dp-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --ep-size 4",
+)
+
+rule(
+    code="SGL412",
+    name="moe-dp-size-with-pipeline-parallelism",
+    errors="117a750e588f",
+    when=lambda cfg: cfg.moe_dp_size > 1 and cfg.tp_size % cfg.moe_dp_size == 0
+    and cfg.ep_size * cfg.moe_dp_size <= cfg.tp_size and cfg.pp_size != 1 and cfg.dwdp_size <= 1
+    and _served(cfg),
+    at=("moe_dp_size", "pp_size"),
+    message="`--moe-dp-size {moe_dp_size}` cannot be used with pipeline parallelism (`--pp-size {pp_size}`)",
+    fix=remove("moe_dp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --moe-dp-size 2 --pp-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --pp-size 2",
+)
+
+rule(
+    code="SGL413",
+    name="ep-size-times-moe-dp-size-not-tp-size",
+    errors="5098b29df335",
+    when=lambda cfg: cfg.moe_dp_size > 1 and cfg.tp_size % cfg.moe_dp_size == 0 and cfg.ep_size > 1
+    and cfg.ep_size * cfg.moe_dp_size < cfg.tp_size and cfg.pp_size == 1 and cfg.dwdp_size <= 1
+    and _served(cfg),
+    at=("moe_dp_size", "ep_size"),
+    message="`--ep-size {ep_size}` times `--moe-dp-size {moe_dp_size}` must equal `--tp-size {tp_size}`",
+    fix=remove("moe_dp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 8 --ep-size 2 --moe-dp-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 8 --ep-size 2",
+)
+
+rule(
+    code="SGL414",
+    name="moe-dp-size-differs-from-attn-cp-size",
+    errors="1fc61536393c",
+    when=lambda cfg: cfg.moe_dp_size != 1 and cfg.attn_cp_size != cfg.moe_dp_size and cfg.dwdp_size <= 1
+    and _cp_layout_as_written(cfg) and _served(cfg),
+    at=("moe_dp_size", "attn_cp_size"),
+    message="`--moe-dp-size {moe_dp_size}` other than 1 must equal `--attn-cp-size {attn_cp_size}`",
+    fix=remove("moe_dp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --moe-dp-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --moe-dp-size 1",
+)
+
+# -- decode context parallelism (handle_decode_context_parallelism) -------------
+
+rule(
+    code="SGL415",
+    name="dcp-size-with-prefill-cp",
+    errors="fa55a2aca7d4",
+    when=lambda cfg: cfg.dcp_size > 1 and cfg.enable_prefill_cp and _served(cfg),
+    at=("dcp_size", "enable_prefill_cp"),
+    message="`--dcp-size {dcp_size}` (decode context parallelism) cannot be used with `--enable-prefill-cp`",
+    fix=remove("dcp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --dcp-size 2 --enable-prefill-cp --cp-strategy zigzag",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --enable-prefill-cp --cp-strategy zigzag",
 )
