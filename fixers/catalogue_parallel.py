@@ -241,3 +241,42 @@ rule(
     example="--model-path Qwen/Qwen3-8B --tp-size 2 --dcp-size 2 --enable-prefill-cp --cp-strategy zigzag",
     near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --enable-prefill-cp --cp-strategy zigzag",
 )
+
+# -- DWDP (handle_dwdp) -----------------------------------------------------------
+
+rule(
+    code="SGL416",
+    name="dwdp-size-not-tp-size",
+    errors="6610bd568e2d",
+    when=lambda cfg: cfg.dwdp_size > 1 and cfg.dwdp_size != cfg.tp_size and _served(cfg),
+    at=("dwdp_size", "tp_size"),
+    message="`--dwdp-size {dwdp_size}` must equal `--tp-size {tp_size}`",
+    fix=set_("dwdp_size", lambda cfg: str(cfg.tp_size)),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --dwdp-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --dwdp-size 4",
+)
+
+rule(
+    code="SGL417",
+    name="dwdp-with-eplb",
+    errors="7bd1652b5aa2",
+    when=lambda cfg: cfg.dwdp_size > 1 and cfg.enable_eplb and _served(cfg),
+    at=("enable_eplb", "dwdp_size"),
+    message="`--enable-eplb` (dynamic expert migration) cannot be used with DWDP (`--dwdp-size {dwdp_size}`)",
+    fix=remove("enable_eplb"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --dwdp-size 4 --enable-eplb",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --dwdp-size 4",
+)
+
+rule(
+    code="SGL418",
+    name="dwdp-with-pipeline-parallelism",
+    errors="15397f21e84a",
+    when=lambda cfg: cfg.dwdp_size > 1 and cfg.pp_size != 1 and _opt(cfg, "dllm_algorithm", None) is None
+    and _served(cfg),
+    at=("pp_size", "dwdp_size"),
+    message="DWDP (`--dwdp-size {dwdp_size}`) needs `--pp-size 1`, got `--pp-size {pp_size}`",
+    fix=remove("dwdp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --dwdp-size 4 --pp-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --pp-size 2",
+)
