@@ -533,7 +533,7 @@ rule(
     at=("language_only", "encoder_only"),
     message="`--encoder-only` and `--language-only` cannot be set together",
     example="--model-path Qwen/Qwen3-8B --encoder-only --language-only",
-    near_miss="--model-path Qwen/Qwen3-8B --encoder-only",
+    near_miss="--model-path Qwen/Qwen3-8B",
 )
 
 rule(
