@@ -624,3 +624,62 @@ rule(
     example="--model-path Qwen/Qwen3-8B --ple-offload-backend file --no-ple-offload-embedding",
     near_miss="--model-path Qwen/Qwen3-8B --ple-offload-backend file --ple-offload-embedding",
 )
+
+
+# -- resolve_hicache_dcp_compatibility (hicache_hook.py), unified memory under PD ----------
+
+_HICACHE_DCP = "--model-path deepseek-ai/DeepSeek-V3 --tp-size 2 --dcp-size 2 --enable-hierarchical-cache --hicache-ratio 2"
+
+rule(
+    code="SGL340",
+    name="hicache-dcp-with-lmcache",
+    errors="37dc12d1e8ff",
+    when=lambda cfg: cfg.dcp_size > 1 and cfg.enable_hierarchical_cache and cfg.enable_lmcache,
+    at="enable_lmcache",
+    message="`--enable-lmcache` with `--dcp-size {dcp_size}` (> 1) is not supported: "
+    "LMCache has no DCP-aware index translation",
+    fix=remove("enable_lmcache"),
+    example=f"{_HICACHE_DCP} --enable-lmcache",
+    near_miss=_HICACHE_DCP,
+)
+
+rule(
+    code="SGL341",
+    name="hicache-dcp-with-hisparse",
+    errors="4f3673d24433",
+    when=lambda cfg: cfg.dcp_size > 1 and cfg.enable_hierarchical_cache and cfg.enable_hisparse,
+    at="enable_hisparse",
+    message="`--enable-hisparse` with `--enable-hierarchical-cache` and `--dcp-size {dcp_size}` (> 1) is not "
+    "supported: the HiSparse host pool has no DCP translation",
+    fix=remove("enable_hisparse"),
+    example=f"{_HICACHE_DCP} --enable-hisparse",
+    near_miss=_HICACHE_DCP,
+)
+
+rule(
+    code="SGL342",
+    name="unified-memory-pd-with-hisparse",
+    errors="14f39f085c4f",
+    when=lambda cfg: cfg.enable_unified_memory and cfg.disaggregation_mode != "null" and cfg.enable_hisparse,
+    at="enable_unified_memory",
+    message="`--enable-unified-memory` with PD disaggregation (`--disaggregation-mode {disaggregation_mode}`) "
+    "is not compatible with `--enable-hisparse`",
+    fix=remove("enable_unified_memory"),
+    example="--model-path Qwen/Qwen3-8B --enable-unified-memory --disaggregation-mode prefill --enable-hisparse "
+    "--attention-backend triton",
+    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode prefill --enable-hisparse",
+)
+
+rule(
+    code="SGL343",
+    name="unified-memory-pd-with-pipeline-parallel",
+    errors="72dd761977f3",
+    when=lambda cfg: cfg.enable_unified_memory and cfg.disaggregation_mode != "null" and cfg.pp_size != 1,
+    at="enable_unified_memory",
+    message="`--enable-unified-memory` with PD disaggregation (`--disaggregation-mode {disaggregation_mode}`) "
+    "does not support pipeline parallelism (`--pp-size {pp_size}`)",
+    fix=remove("enable_unified_memory"),
+    example="--model-path Qwen/Qwen3-8B --enable-unified-memory --disaggregation-mode prefill --pp-size 2 "
+    "--attention-backend triton",
+    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode prefill --pp-size 2",
+)
