@@ -368,7 +368,7 @@ rule(
     when=lambda cfg: _served(cfg.model_path) and cfg.grpc_port is not None and not (cfg.smg_grpc_mode or cfg.grpc_mode) and cfg.encoder_only,
     at="grpc_port",
     message="`--grpc-port` is not supported with `--encoder-only`: encoder disaggregation uses its own server",
-    fix=remove("grpc_port"),
+    # No fix: the Example's model is no encoder architecture, so no single removal is known to start.
     example="--model-path Qwen/Qwen3-8B --grpc-port 50051 --encoder-only",
     near_miss="--model-path Qwen/Qwen3-8B --grpc-port 50051",
 )
