@@ -379,3 +379,137 @@ rule(
     example=f"{_NGRAM} --speculative-num-draft-tokens 8 --speculative-ngram-external-sam-budget 8",
     near_miss=f"{_NGRAM} --speculative-num-draft-tokens 8 --speculative-ngram-external-sam-budget 7",
 )
+
+# -- _handle_uno (0.5.20 on) -------------------------------------------------------------
+
+_UNO = "--model-path Qwen/Qwen3-8B --speculative-algorithm UNO --uno-lora-path org/uno-lora --attention-backend fa3"
+
+rule(
+    code="SGL523",
+    name="uno-with-draft-model",
+    errors="6f39aee9a019",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "UNO" and cfg.speculative_draft_model_path is not None,
+    at="speculative_draft_model_path",
+    message="`--speculative-algorithm UNO` reuses the target model and does not accept "
+    "`--speculative-draft-model-path`",
+    fix=remove("speculative_draft_model_path"),
+    safe=True,
+    example=f"{_UNO} --speculative-num-draft-tokens 4 --speculative-draft-model-path Qwen/Qwen3-0.6B",
+    near_miss=f"{_UNO} --speculative-num-draft-tokens 4",
+)
+
+rule(
+    code="SGL524",
+    name="uno-without-lora-path",
+    errors="af2ccc1a2b0e",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "UNO" and cfg.speculative_draft_model_path is None
+    and cfg.uno_lora_path is None,
+    at="speculative_algorithm",
+    message="`--speculative-algorithm UNO` needs `--uno-lora-path`",
+    example="--model-path Qwen/Qwen3-8B --speculative-algorithm UNO --attention-backend fa3 "
+    "--speculative-num-draft-tokens 4",
+    near_miss=f"{_UNO} --speculative-num-draft-tokens 4",
+)
+
+rule(
+    code="SGL525",
+    name="uno-with-deterministic-inference",
+    errors="24f63278966d",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "UNO" and cfg.enable_deterministic_inference,
+    at="enable_deterministic_inference",
+    message="`--speculative-algorithm UNO` does not support `--enable-deterministic-inference` "
+    "(its sampling does not use per-request seeds)",
+    fix=remove("enable_deterministic_inference"),
+    example=f"{_UNO} --speculative-num-draft-tokens 4 --enable-deterministic-inference",
+    near_miss=f"{_UNO} --speculative-num-draft-tokens 4",
+)
+
+rule(
+    code="SGL526",
+    name="uno-with-strict-thinking",
+    errors="badbd87d09d4",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "UNO" and cfg.enable_strict_thinking,
+    at="enable_strict_thinking",
+    message="`--speculative-algorithm UNO` does not support `--enable-strict-thinking` (it needs grammar decoding)",
+    fix=remove("enable_strict_thinking"),
+    example=f"{_UNO} --speculative-num-draft-tokens 4 --enable-strict-thinking",
+    near_miss=f"{_UNO} --speculative-num-draft-tokens 4",
+)
+
+rule(
+    code="SGL527",
+    name="uno-without-num-draft-tokens",
+    errors="8f233276becb",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "UNO"
+    and (cfg.speculative_num_draft_tokens is None or cfg.speculative_num_draft_tokens < 1),
+    at=("speculative_num_draft_tokens", "speculative_algorithm"),
+    message="`--speculative-algorithm UNO` needs a positive `--speculative-num-draft-tokens` "
+    "(the linear width or tree verify width Q)",
+    example=_UNO,
+    near_miss=f"{_UNO} --speculative-num-draft-tokens 4",
+)
+
+rule(
+    code="SGL528",
+    name="uno-tree-without-num-steps",
+    errors="1da3dccdf2aa",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "UNO"
+    and cfg.speculative_eagle_topk is not None and cfg.speculative_eagle_topk > 1
+    and cfg.speculative_num_steps is None,
+    at="speculative_eagle_topk",
+    message="UNO tree mode (`--speculative-eagle-topk {speculative_eagle_topk}`) needs `--speculative-num-steps`",
+    example=f"{_UNO} --speculative-num-draft-tokens 8 --speculative-eagle-topk 2",
+    near_miss=f"{_UNO} --speculative-num-draft-tokens 8 --speculative-eagle-topk 2 --speculative-num-steps 4",
+)
+
+rule(
+    code="SGL529",
+    name="uno-tree-verify-width-below-draft-width",
+    errors="3b104e03f8a8",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "UNO"
+    and cfg.speculative_eagle_topk is not None and cfg.speculative_eagle_topk > 1
+    and cfg.speculative_num_steps is not None and cfg.speculative_num_steps >= 1
+    and cfg.speculative_num_draft_tokens is not None and cfg.speculative_num_draft_tokens >= 1
+    and cfg.speculative_num_draft_tokens < cfg.speculative_num_steps + 1,
+    at="speculative_num_draft_tokens",
+    message="UNO tree mode needs `--speculative-num-draft-tokens` (Q = {speculative_num_draft_tokens}) of at least "
+    "`--speculative-num-steps` + 1 (F)",
+    example=f"{_UNO} --speculative-num-draft-tokens 3 --speculative-eagle-topk 2 --speculative-num-steps 4",
+    near_miss=f"{_UNO} --speculative-num-draft-tokens 8 --speculative-eagle-topk 2 --speculative-num-steps 4",
+)
+
+rule(
+    code="SGL530",
+    name="uno-with-tensor-or-pipeline-parallelism",
+    errors="1ce4b404c887",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "UNO" and (cfg.tp_size, cfg.pp_size) != (1, 1),
+    at=("tp_size", "pp_size"),
+    message="`--speculative-algorithm UNO` requires `--tp-size 1` and `--pp-size 1`",
+    example=f"{_UNO} --speculative-num-draft-tokens 4 --tp-size 2",
+    near_miss=f"{_UNO} --speculative-num-draft-tokens 4 --tp-size 1",
+)
+
+rule(
+    code="SGL531",
+    name="uno-with-lora",
+    errors="3b79f68ebfba",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "UNO" and (cfg.enable_lora or cfg.lora_paths),
+    at=("enable_lora", "lora_paths"),
+    message="`--speculative-algorithm UNO` does not support multi-LoRA serving (`--enable-lora`, `--lora-paths`)",
+    example=f"{_UNO} --speculative-num-draft-tokens 4 --enable-lora --max-lora-rank 16 --lora-target-modules all",
+    near_miss=f"{_UNO} --speculative-num-draft-tokens 4 --max-lora-rank 16 --lora-target-modules all",
+)
+
+rule(
+    code="SGL532",
+    name="uno-with-rejection-sampling",
+    errors="f09d0f6a624e",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "UNO" and cfg.speculative_use_rejection_sampling,
+    at="speculative_use_rejection_sampling",
+    message="`--speculative-algorithm UNO` manages its own stochastic verification and does not use "
+    "`--speculative-use-rejection-sampling`",
+    fix=remove("speculative_use_rejection_sampling"),
+    safe=True,
+    example=f"{_UNO} --speculative-num-draft-tokens 4 --speculative-use-rejection-sampling",
+    near_miss=f"{_UNO} --speculative-num-draft-tokens 4",
+)
