@@ -6,7 +6,19 @@ ports, auxiliary hidden-state capture and the like.
 
 from __future__ import annotations
 
-from autofix.rules import remove, rule, set_
+from autofix.rules import known, remove, rule, set_
+
+
+def _since(cfg, dest: str, before: object) -> object:  # noqa: ANN001
+    """cfg.<dest>, or `before` in a release that has no such option yet (it did not exist then)."""
+    if cfg._launch.table.by_dest(dest) is None:
+        return before
+    return getattr(cfg, dest)
+
+
+def _device(cfg) -> str:  # noqa: ANN001
+    """The device SGLang runs on: --device without its index; unknown when SGLang detects it."""
+    return str(known(cfg.device)).split(":")[0]
 
 # -- validate_prefill_decode_interval / validate_response_store / sampling mask ---------------
 # These run at the head of the resolution pipeline, before any handler writes what they read.
@@ -332,4 +344,176 @@ rule(
     fix=remove("schedule_conservativeness"),
     example="--model-path Qwen/Qwen3-8B --schedule-conservativeness -0.5",
     near_miss="--model-path Qwen/Qwen3-8B --schedule-conservativeness 0.5",
+)
+
+rule(
+    code="SGL824",
+    name="instanttensor-on-non-cuda-device",
+    errors="eb26f381c5aa",
+    # A runai or remote model path turns load_format into runai_streamer / remote first.
+    when=lambda cfg: cfg.load_format == "instanttensor" and "://" not in cfg.model_path
+    and cfg.device is not None and _device(cfg) != "cuda",
+    at="load_format",
+    message="`--load-format instanttensor` requires a CUDA-compatible device, got `--device {device}`",
+    fix=remove("load_format"),
+    example="--model-path Qwen/Qwen3-8B --load-format instanttensor --device cpu",
+    near_miss="--model-path Qwen/Qwen3-8B --load-format instanttensor --device cuda",
+)
+
+rule(
+    code="SGL825",
+    name="allowed-custom-labels-without-header",
+    errors="ee7697e38b6e",
+    when=lambda cfg: not cfg.tokenizer_metrics_custom_labels_header
+    and cfg.tokenizer_metrics_allowed_custom_labels,
+    at=("tokenizer_metrics_custom_labels_header", "tokenizer_metrics_allowed_custom_labels"),
+    message="`--tokenizer-metrics-allowed-custom-labels` needs a `--tokenizer-metrics-custom-labels-header`",
+    fix=remove("tokenizer_metrics_custom_labels_header"),
+    example="--model-path Qwen/Qwen3-8B --tokenizer-metrics-custom-labels-header '' "
+    "--tokenizer-metrics-allowed-custom-labels tenant",
+    near_miss="--model-path Qwen/Qwen3-8B --tokenizer-metrics-allowed-custom-labels tenant",
+)
+
+rule(
+    code="SGL826",
+    name="export-metrics-to-file-without-dir",
+    errors="a2280a37f79a",
+    when=lambda cfg: cfg.export_metrics_to_file and cfg.export_metrics_to_file_dir is None,
+    at="export_metrics_to_file",
+    message="`--export-metrics-to-file` requires `--export-metrics-to-file-dir`",
+    fix=remove("export_metrics_to_file"),
+    example="--model-path Qwen/Qwen3-8B --export-metrics-to-file",
+    near_miss="--model-path Qwen/Qwen3-8B --export-metrics-to-file --export-metrics-to-file-dir /tmp/metrics",
+)
+
+rule(
+    code="SGL827",
+    name="quant-communications-with-tp-size-one",
+    errors="381f82e8f631",
+    when=lambda cfg: cfg.enable_quant_communications and cfg.tp_size == 1,
+    at="enable_quant_communications",
+    message="`--enable-quant-communications` is only used with `--tp-size` above 1",
+    fix=remove("enable_quant_communications"),
+    example="--model-path Qwen/Qwen3-8B --enable-quant-communications",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2",
+)
+
+rule(
+    code="SGL828",
+    name="quant-communications-off-npu",
+    errors="b6c3a9d1ee3c",
+    when=lambda cfg: cfg.enable_quant_communications and cfg.tp_size != 1 and _device(cfg) != "npu",
+    at="enable_quant_communications",
+    message="`--enable-quant-communications` is only supported on NPU devices, got `--device {device}`",
+    fix=remove("enable_quant_communications"),
+    example="--model-path Qwen/Qwen3-8B --enable-quant-communications --tp-size 2 --device cuda",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --device cuda",
+)
+
+rule(
+    code="SGL829",
+    name="grpc-port-equals-port",
+    errors="40c3adad88a8",
+    # The legacy SMG gRPC modes derive and check their own port; an unset --grpc-port may come
+    # from SGLANG_GRPC_PORT, so only a written one is compared.
+    when=lambda cfg: not (cfg.smg_grpc_mode or cfg.grpc_mode) and cfg.grpc_port is not None
+    and cfg.grpc_port == cfg.port,
+    at="grpc_port",
+    message="`--grpc-port {grpc_port}` must differ from `--port {port}`",
+    example="--model-path Qwen/Qwen3-8B --port 30000 --grpc-port 30000",
+    near_miss="--model-path Qwen/Qwen3-8B --port 30000 --grpc-port 30001",
+)
+
+rule(
+    code="SGL830",
+    name="gc-threshold-too-many-values",
+    errors="0e519cb7b24e",
+    when=lambda cfg: cfg.gc_threshold and not 1 <= len(cfg.gc_threshold) <= 3,
+    at="gc_threshold",
+    message="`--gc-threshold` takes 1 to 3 integers, got {gc_threshold}",
+    example="--model-path Qwen/Qwen3-8B --gc-threshold 700 10 10 5",
+    near_miss="--model-path Qwen/Qwen3-8B --gc-threshold 700 10 10",
+)
+
+rule(
+    code="SGL831",
+    name="kv-canary-sweep-without-kv-canary",
+    errors="439e7631f02a",
+    when=lambda cfg: cfg.kv_canary_sweep_interval > 0 and cfg.kv_canary == "none",
+    at="kv_canary_sweep_interval",
+    message="`--kv-canary-sweep-interval {kv_canary_sweep_interval}` requires `--kv-canary` log or raise",
+    fix=remove("kv_canary_sweep_interval"),
+    example="--model-path Qwen/Qwen3-8B --kv-canary-sweep-interval 100",
+    near_miss="--model-path Qwen/Qwen3-8B --kv-canary-sweep-interval 100 --kv-canary log",
+)
+
+rule(
+    code="SGL832",
+    name="intel-xpu-sampling-backend-off-xpu",
+    errors="c0d0a70ea44e",
+    # On cpu and hpu SGLang replaces the sampling backend by pytorch; deterministic inference
+    # replaces it by pytorch too.
+    when=lambda cfg: cfg.sampling_backend == "intel_xpu" and not cfg.enable_deterministic_inference
+    and _device(cfg) not in ("xpu", "cpu", "hpu"),
+    at="sampling_backend",
+    message="`--sampling-backend intel_xpu` requires `--device xpu`, got `--device {device}`",
+    fix=remove("sampling_backend"),
+    example="--model-path Qwen/Qwen3-8B --sampling-backend intel_xpu --device cuda",
+    near_miss="--model-path Qwen/Qwen3-8B --sampling-backend pytorch --device cuda",
+)
+
+rule(
+    code="SGL833",
+    name="load-publish-endpoint-without-kv-events",
+    errors="35a75a3b8ef7",
+    when=lambda cfg: (cfg.load_publish_endpoint or "").strip() != ""
+    and (cfg.load_publish_endpoint or "").strip().lower() != "off" and not cfg.kv_events_config,
+    at="load_publish_endpoint",
+    message="`--load-publish-endpoint` requires `--kv-events-config`: routers discover the load range "
+    "through its publisher",
+    fix=remove("load_publish_endpoint"),
+    example="--model-path Qwen/Qwen3-8B --load-publish-endpoint auto",
+    near_miss="--model-path Qwen/Qwen3-8B --load-publish-endpoint off",
+)
+
+rule(
+    code="SGL834",
+    name="pdmux-with-pipeline-parallelism",
+    errors="94dd470b2e83",
+    when=lambda cfg: cfg.enable_pdmux and cfg.pp_size != 1 and cfg.dllm_algorithm is None,
+    at="enable_pdmux",
+    message="`--enable-pdmux` (PD-Multiplexing) is only supported with `--pp-size 1`",
+    fix=remove("enable_pdmux"),
+    example="--model-path Qwen/Qwen3-8B --enable-pdmux --pp-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --pp-size 2",
+)
+
+rule(
+    code="SGL835",
+    name="pdmux-with-pd-disaggregation",
+    errors="1b7602d8bb4d",
+    when=lambda cfg: cfg.enable_pdmux and cfg.disaggregation_mode != "null" and cfg.dllm_algorithm is None,
+    at="enable_pdmux",
+    message="`--enable-pdmux` (PD-Multiplexing) is not compatible with `--disaggregation-mode {disaggregation_mode}`",
+    fix=remove("enable_pdmux"),
+    example="--model-path Qwen/Qwen3-8B --enable-pdmux --chunked-prefill-size -1 --disable-overlap-schedule "
+    "--disaggregation-mode prefill",
+    near_miss="--model-path Qwen/Qwen3-8B --chunked-prefill-size -1 --disable-overlap-schedule "
+    "--disaggregation-mode prefill",
+)
+
+rule(
+    code="SGL836",
+    name="weight-cache-with-speculative-decoding",
+    errors="0cf7df1d9d4f",
+    # --enable-return-aux-hidden-states (0.5.23) resets speculative_algorithm to None first.
+    when=lambda cfg: cfg.weight_cache_mode != "off" and cfg.speculative_algorithm is not None
+    and not _since(cfg, "enable_return_aux_hidden_states", False),
+    at="weight_cache_mode",
+    message="`--weight-cache-mode {weight_cache_mode}` is not supported with speculative decoding "
+    "(`--speculative-algorithm {speculative_algorithm}`): the daemon does not export the draft weights",
+    fix=remove("weight_cache_mode"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --weight-cache-mode client --speculative-algorithm EAGLE",
+    near_miss="--model-path Qwen/Qwen3-8B --weight-cache-mode client",
 )
