@@ -513,3 +513,19 @@ rule(
     example=f"{_UNO} --speculative-num-draft-tokens 4 --speculative-use-rejection-sampling",
     near_miss=f"{_UNO} --speculative-num-draft-tokens 4",
 )
+
+# -- mega_moe_hook.check_mega_moe_compat (0.5.21 on) -------------------------------------
+
+rule(
+    code="SGL533",
+    name="megamoe-with-batch-overlap",
+    errors="244ab370abfa",
+    when=lambda cfg: (cfg.moe_a2a_backend == "megamoe" or cfg.moe_runner_backend == "megamoe")
+    and (cfg.enable_two_batch_overlap or cfg.enable_single_batch_overlap),
+    at=("enable_two_batch_overlap", "enable_single_batch_overlap"),
+    message="`--moe-a2a-backend megamoe` has no two-batch / single-batch overlap: it cannot be used with "
+    "`--enable-two-batch-overlap` or `--enable-single-batch-overlap`",
+    example="--model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --moe-a2a-backend megamoe --enable-two-batch-overlap",
+    near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --moe-a2a-backend megamoe",
+    note="`--moe-runner-backend megamoe` is read as `--moe-a2a-backend megamoe`.",
+)
