@@ -1,9 +1,15 @@
 """SGLang's own parser and rule functions, for tests that want the truth.
 
-Each call runs ``scripts/sglang_oracle.py`` once, in the parser environment
-that ``scripts/sglang_env.sh`` builds (``$AUTOFIX_SGLANG_ENV`` or
-``<repo>/.sglang-env``), batching every case into that one subprocess: the
-import of sglang costs about ten seconds, a case a few milliseconds.
+Each call runs ``scripts/sglang_oracle.py COMMAND`` once, in the parser
+environment that ``scripts/sglang_env.sh`` builds (``$AUTOFIX_SGLANG_ENV`` or
+``<repo>/.sglang-env``), batching every case into that one run: the import of
+sglang costs about ten seconds, a case a few milliseconds.
+
+That import is paid once per release and test process: tests/oracle_server.py
+holds sglang imported and runs each call in a child forked from that state,
+through the script's own ``main`` (so a call sees exactly what a fresh process
+would). ``AUTOFIX_ORACLE_SERVER=0`` runs a fresh ``sglang_oracle.py`` process
+for every call instead; ``fresh_run`` always does.
 
     from oracle import parse, require
 
@@ -15,15 +21,22 @@ import of sglang costs about ten seconds, a case a few milliseconds.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import select
 import subprocess
+import tempfile
+import threading
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 ORACLE = REPO / "scripts" / "sglang_oracle.py"
+SERVER = Path(__file__).resolve().with_name("oracle_server.py")
+TIMEOUT = 900  # seconds for one call, as for a fresh process
 VERSIONS = ("0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
 SKIP_REASON = "SGLang parser environment not built: run scripts/sglang_env.sh"
 
@@ -56,29 +69,136 @@ def require(version: str) -> None:
         pytest.skip(SKIP_REASON)
 
 
-def _run(version: str, command: str, payload: Any = None) -> Any:
-    if not available(version):
-        raise OracleError(f"{SKIP_REASON} {version}")
+def _environment(version: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("SGLANG_", "SGL_")) and k != "PYTHONPATH"
     }
     env["PYTHONPATH"] = str(env_dir() / f"sglang-{version}")
+    return env
+
+
+def fresh_run(version: str, command: str, payload: Any = None) -> Any:
+    """One call in a fresh ``sglang_oracle.py`` process."""
+    if not available(version):
+        raise OracleError(f"{SKIP_REASON} {version}")
     proc = subprocess.run(
         [str(_python()), str(ORACLE), command],
         input="" if payload is None else json.dumps(payload),
         capture_output=True,
         text=True,
-        env=env,
+        env=_environment(version),
         cwd=REPO,
-        timeout=900,
+        timeout=TIMEOUT,
         check=False,
     )
-    if proc.returncode != 0:
-        tail = "\n".join(proc.stderr.splitlines()[-20:])
-        raise OracleError(f"sglang_oracle.py {command} ({version}) exited {proc.returncode}:\n{tail}")
-    return json.loads(proc.stdout)
+    return _answer(version, command, proc.returncode, proc.stdout, proc.stderr)
+
+
+def _answer(version: str, command: str, returncode: int, stdout: str, stderr: str) -> Any:
+    if returncode != 0:
+        tail = "\n".join(stderr.splitlines()[-20:])
+        raise OracleError(f"sglang_oracle.py {command} ({version}) exited {returncode}:\n{tail}")
+    return json.loads(stdout)
+
+
+class _Server:
+    """tests/oracle_server.py for one release: sglang imported once, a fork per call."""
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+        self.lock = threading.Lock()
+        self.log = tempfile.TemporaryFile()  # the server's own stderr: sglang's import-time noise
+        self.proc = subprocess.Popen(
+            [str(_python()), str(SERVER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            env=_environment(version),
+            cwd=REPO,
+        )
+        self.ready = False
+
+    def _line(self, deadline: float) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.proc.kill()
+                raise OracleError(f"oracle server ({self.version}) gave no answer in {TIMEOUT} s")
+            if select.select([self.proc.stdout], [], [], min(left, 5.0))[0]:
+                break
+        line = self.proc.stdout.readline()
+        if not line:
+            self.proc.wait()
+            self.log.seek(0)
+            tail = "\n".join(self.log.read().decode("utf-8", "replace").splitlines()[-20:])
+            raise OracleError(f"oracle server ({self.version}) exited {self.proc.returncode}:\n{tail}")
+        return json.loads(line)
+
+    def call(self, command: str, payload: Any) -> Any:
+        with self.lock:
+            deadline = time.monotonic() + TIMEOUT
+            if not self.ready:
+                assert self._line(deadline) == {"ready": True}
+                self.ready = True
+            assert self.proc.stdin is not None
+            request = {"command": command, "input": "" if payload is None else json.dumps(payload)}
+            self.proc.stdin.write((json.dumps(request) + "\n").encode())
+            self.proc.stdin.flush()
+            reply = self._line(deadline)
+        return _answer(self.version, command, reply["returncode"], reply["stdout"], reply["stderr"])
+
+    def close(self) -> None:
+        try:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+_servers: dict[str, _Server] = {}
+_servers_lock = threading.Lock()
+
+
+def _use_server() -> bool:
+    return os.environ.get("AUTOFIX_ORACLE_SERVER", "1") != "0"
+
+
+def _server(version: str) -> _Server:
+    with _servers_lock:
+        server = _servers.get(version)
+        if server is None or server.proc.poll() is not None:
+            server = _servers[version] = _Server(version)
+        return server
+
+
+def warm(versions: Iterable[str] = VERSIONS) -> None:
+    """Start the servers of these releases now (their imports run meanwhile)."""
+    if _use_server():
+        for version in versions:
+            if available(version):
+                _server(version)
+
+
+@atexit.register
+def _close_servers() -> None:
+    with _servers_lock:
+        for server in _servers.values():
+            server.close()
+        _servers.clear()
+
+
+def _run(version: str, command: str, payload: Any = None) -> Any:
+    if not available(version):
+        raise OracleError(f"{SKIP_REASON} {version}")
+    if not _use_server():
+        return fresh_run(version, command, payload)
+    return _server(version).call(command, payload)
 
 
 def parse(

@@ -290,3 +290,25 @@ def test_generated_files_match_sglang():
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# tests/oracle.py's warm server (sglang imported once, a fork per call)
+# answers exactly as a fresh sglang_oracle.py process does.
+# ---------------------------------------------------------------------------
+
+
+def test_the_warm_oracle_answers_as_a_fresh_process(tmp_path):
+    version = "0.5.22"
+    oracle.require(version)
+    for name, text in YAML_FILES.items():
+        (tmp_path / name).write_text(text)
+    request = {
+        "patterns": ["tokenspeed_mla backend requires kv-cache-dtype=fp8_e4m3, got"],
+        "cases": [
+            *({"argv": argv, "cwd": str(tmp_path), "architecture": None, "gpu": None} for argv in ARGVS.values()),
+            {"argv": ["--model-path", "m", "--attention-backend", "tokenspeed_mla"], "cwd": None,
+             "architecture": "DeepseekV3ForCausalLM", "gpu": "b200"},
+        ],
+    }
+    assert oracle._run(version, "judge", request) == oracle.fresh_run(version, "judge", request)
