@@ -15,11 +15,16 @@ from __future__ import annotations
 import sys
 
 import difflib
+import json
+import re
 from collections.abc import Iterable, Sequence
+from functools import cache
+from importlib import resources
 
+from autofix.edits import Edit
 from autofix.knowledge.options import Option, OptionTable, all_tables
 from autofix.knowledge.releases import parse_release
-from autofix.model import Flag, Launch
+from autofix.model import Arg, Flag, Launch
 
 # How the tokens reach argparse: the launch forms the format modules name.
 PARSED_FORMS = frozenset({"launch_server", "serve", "config"})
@@ -118,3 +123,61 @@ def listing(words: Sequence[str]) -> str:
     if len(quoted) <= 1:
         return "".join(quoted)
     return ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+# -- reading a token as argparse does (SGL106-SGL112) -------------------------------
+
+# argparse's `_negative_number_matcher`: such a word is a value, not an option.
+NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
+def looks_like_option(text: str) -> bool:
+    """Whether argparse reads the word as an option string ('O'), never as a value.
+
+    A word that starts with '-' is an option unless it is '-' alone, a negative
+    number, or holds a space (argparse's `_parse_optional`); '--' ends the options.
+    """
+    return text.startswith("-") and text not in ("-", "--") and not NEGATIVE_NUMBER.match(text) and " " not in text
+
+
+def next_arg(launch: Launch, arg: Arg) -> Arg | None:
+    """The token right after arg in the launch, or None when arg is the last."""
+    for i, other in enumerate(launch.args):
+        if other is arg:
+            return launch.args[i + 1] if i + 1 < len(launch.args) else None
+    return None
+
+
+def may_continue(launch: Launch) -> bool:
+    """Whether more tokens may follow the launch's last one when it runs.
+
+    An exec-form Dockerfile `ENTRYPOINT [...]` takes `docker run`'s arguments
+    after its own, so a launch written there may end mid-flag.
+    """
+    last = launch.args[-1] if launch.args else None
+    container = last.container if last is not None else None
+    return container is not None and type(container).__module__ == "autofix.formats.dockerfile"
+
+
+def resolutions(launch: Launch, flag: Flag) -> list[Option | None]:
+    """The option flag's spelling names in each release the launch may run on (None: none there)."""
+    found = [t.lookup(flag.spelling) for t in tables_for(launch)]
+    return [f[0] if isinstance(f, tuple) else None for f in found]
+
+
+def remove_args(args: Sequence[Arg]) -> tuple[Edit, ...]:
+    """Edits that remove a run of tokens written in one container; nothing when one cannot be edited."""
+    if not args or any(not a.editable or a.container is None for a in args):
+        return ()
+    container = args[0].container
+    if any(a.container is not container for a in args):
+        return ()
+    return container.remove(args)  # type: ignore[union-attr]
+
+
+@cache
+def required_dests(release: str) -> frozenset[str]:
+    """The dests argparse requires in release (`required: true` in its option table)."""
+    path = resources.files("autofix.knowledge").joinpath(f"data/options-{release}.json")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    return frozenset(o["dest"] for o in document["options"] if o.get("required"))
