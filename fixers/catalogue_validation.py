@@ -517,3 +517,100 @@ rule(
     example="--model-path Qwen/Qwen3-8B --weight-cache-mode client --speculative-algorithm EAGLE",
     near_miss="--model-path Qwen/Qwen3-8B --weight-cache-mode client",
 )
+
+# -- check_watermark_server_args (called last in check_server_args) ---------------------------
+
+rule(
+    code="SGL837",
+    name="watermark-config-without-watermark",
+    errors="b0c06256ea01",
+    when=lambda cfg: cfg.watermark_config is not None and not cfg.enable_watermark,
+    at="watermark_config",
+    message="`--watermark-config` requires `--enable-watermark`",
+    fix=set_("enable_watermark"),
+    example="--model-path Qwen/Qwen3-8B --watermark-config '{}'",
+    near_miss="--model-path Qwen/Qwen3-8B --watermark-config '{}' --enable-watermark",
+)
+
+rule(
+    code="SGL838",
+    name="watermark-off-cuda",
+    errors="e66a251804b6",
+    when=lambda cfg: cfg.enable_watermark and _device(cfg) != "cuda",
+    at=("device", "enable_watermark"),
+    message="`--enable-watermark` requires `--device cuda`, got `--device {device}`",
+    fix=remove("enable_watermark"),
+    example="--model-path Qwen/Qwen3-8B --enable-watermark --device cpu",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-watermark --device cuda",
+)
+
+rule(
+    code="SGL839",
+    name="watermark-with-custom-logit-processor",
+    errors="b2dfec9f3987",
+    when=lambda cfg: cfg.enable_watermark and cfg.enable_custom_logit_processor,
+    at="enable_watermark",
+    message="`--enable-watermark` is incompatible with `--enable-custom-logit-processor`",
+    fix=remove("enable_watermark"),
+    example="--model-path Qwen/Qwen3-8B --enable-watermark --enable-custom-logit-processor",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-watermark",
+)
+
+rule(
+    code="SGL840",
+    name="watermark-with-diffusion-llm",
+    errors="b0524f4bc176",
+    when=lambda cfg: cfg.enable_watermark and cfg.dllm_algorithm is not None,
+    at="enable_watermark",
+    message="`--enable-watermark` is not supported with diffusion LLM inference (`--dllm-algorithm`)",
+    fix=remove("enable_watermark"),
+    example="--model-path Qwen/Qwen3-8B --enable-watermark --dllm-algorithm LowConfidence",
+    near_miss="--model-path Qwen/Qwen3-8B --dllm-algorithm LowConfidence",
+)
+
+rule(
+    code="SGL841",
+    name="watermark-with-pd-disaggregation",
+    errors="a48e94640c0b",
+    when=lambda cfg: cfg.enable_watermark and cfg.disaggregation_mode != "null",
+    at="enable_watermark",
+    message="`--enable-watermark` is not supported with `--disaggregation-mode {disaggregation_mode}`",
+    fix=remove("enable_watermark"),
+    example="--model-path Qwen/Qwen3-8B --enable-watermark --disaggregation-mode prefill",
+    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode prefill",
+)
+
+rule(
+    code="SGL842",
+    name="watermark-with-unsupported-speculative-algorithm",
+    errors="346ad71ea1fb",
+    # SGLang upper-cases the algorithm and turns NEXTN into EAGLE (or, for a Gemma4 draft,
+    # FROZEN_KV_MTP) first; --enable-return-aux-hidden-states (0.5.23) resets it to None.
+    when=lambda cfg: cfg.enable_watermark and cfg.speculative_algorithm is not None
+    and cfg.speculative_algorithm.upper() not in ("NGRAM", "EAGLE", "EAGLE3", "NEXTN")
+    and not _since(cfg, "enable_return_aux_hidden_states", False),
+    at=("speculative_algorithm", "enable_watermark"),
+    message="`--enable-watermark` supports speculative algorithms NGRAM, EAGLE and EAGLE3, "
+    "got `--speculative-algorithm {speculative_algorithm}`",
+    fix=remove("enable_watermark"),
+    example="--model-path Qwen/Qwen3-8B --enable-watermark --speculative-algorithm STANDALONE "
+    "--speculative-draft-model-path Qwen/Qwen3-0.6B",
+    near_miss="--model-path Qwen/Qwen3-8B --speculative-algorithm STANDALONE "
+    "--speculative-draft-model-path Qwen/Qwen3-0.6B",
+)
+
+rule(
+    code="SGL843",
+    name="watermark-with-rejection-sampling",
+    errors="446ea16ff2e1",
+    when=lambda cfg: cfg.enable_watermark and cfg.speculative_use_rejection_sampling,
+    at="enable_watermark",
+    message="`--enable-watermark` is incompatible with `--speculative-use-rejection-sampling`",
+    fix=remove("enable_watermark"),
+    example="--model-path Qwen/Qwen3-8B --enable-watermark --speculative-algorithm EAGLE "
+    "--speculative-draft-model-path Qwen/Qwen3-0.6B --speculative-num-steps 3 --speculative-eagle-topk 1 "
+    "--speculative-num-draft-tokens 4 --speculative-use-rejection-sampling",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-watermark --speculative-algorithm EAGLE "
+    "--speculative-draft-model-path Qwen/Qwen3-0.6B --speculative-num-steps 3 --speculative-eagle-topk 1 "
+    "--speculative-num-draft-tokens 4",
+)
