@@ -112,11 +112,13 @@ def fixer(
     variants: tuple[str, ...] = (),
     preceded_by: tuple[str, ...] = (),
     gpu: bool = False,
+    errors: tuple[str, ...] = (),
 ) -> Callable[[Check], Check]:
-    """Register a check function as a fixer."""
+    """Register a check function as a fixer. errors: the catalogue ids it reports, where its
+    pattern alone does not name them (argparse's generic wording)."""
 
     def register_check(check: Check) -> Check:
-        register(Fixer(code, name, record, pattern, releases, check, default, variants, preceded_by, gpu))
+        register(Fixer(code, name, record, pattern, releases, check, default, variants, preceded_by, gpu, errors))
         return check
 
     return register_check

@@ -4,7 +4,8 @@
 Finds Kimi-K3 launches with `--dcp-size` (or `--decode-context-parallel-size`)
 above 1 whose decode attention backend (`--decode-attention-backend`, else
 `--attention-backend`) is set to something other than `cutedsl_mla` or
-`tokenspeed_mla` (or `aiter`, from SGLang 0.5.20).
+`tokenspeed_mla` (or `aiter`, from SGLang 0.5.20). In 0.5.23 `tokenspeed_mla`
+is an alias of `cutedsl_mla`, and SGLang names only `cutedsl_mla` and `aiter`.
 
 ## Why is this bad?
 SGLang refuses to start. `_kimi_k3_overrides` raises
@@ -51,9 +52,12 @@ def supported(release: str | None) -> tuple[str, ...]:
     name="kimi-k3-dcp-unsupported-decode-backend",
     record="2311bd20282a9819",
     pattern=r"Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla' or 'tokenspeed_mla', got (.+?)\.",
-    releases=("0.5.17", "0.5.22"),
-    # 0.5.20 to 0.5.22 accept aiter too, and say so.
-    variants=(r"Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla', 'tokenspeed_mla' or 'aiter', got (.+?)\.",),
+    releases=("0.5.17", "0.5.23"),
+    # 0.5.20 to 0.5.22 accept aiter too, and say so; 0.5.23 reads tokenspeed_mla as cutedsl_mla.
+    variants=(
+        r"Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla', 'tokenspeed_mla' or 'aiter', got (.+?)\.",
+        r"Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla' or 'aiter', got (.+?)\.",
+    ),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if launch.model.is_kimi_k3 is not True:
@@ -66,7 +70,8 @@ def check(launch: Launch) -> Iterator[Finding]:
     written = decode or attention
     if written is None or written.value in supported(launch.release):
         return
-    message = f"Kimi-K3 with `--dcp-size {dcp}` decodes with `cutedsl_mla` or `tokenspeed_mla` only, got `{written.value}`"
+    allowed = " or ".join(f"`{b}`" for b in supported(launch.release))
+    message = f"Kimi-K3 with `--dcp-size {dcp}` decodes with {allowed} only, got `{written.value}`"
     if decode is not None:
         fix = Fix.safe("Set `--decode-attention-backend cutedsl_mla`", launch.replace_value(decode, "cutedsl_mla"))
     else:

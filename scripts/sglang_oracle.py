@@ -838,7 +838,7 @@ def locate(pattern: str) -> tuple[RuleFunction, ...]:
     found = []
     for module, tree in _rule_sources():
         for qualname, node in _callables(tree):
-            if any(text in s for s in _string_texts(node)):
+            if qualname not in _WHOLE_PIPELINE and any(text in s for s in _string_texts(node)):
                 found.append(RuleFunction(module, qualname, node.lineno))
     return tuple(found)
 
@@ -876,7 +876,11 @@ def _pipeline_text(inline: bool = True) -> str:
 _RESOLVERS = (
     "_data_parallelism_defaults", "_page_size_default", "_pipeline_parallel_overlap_disable",
     "parse_cuda_graph_config", "_parse_cuda_graph_config",
+    # 0.5.22+: `--dp N --enable-dp-attention` becomes `--attn-dp-size N` before any rule reads either.
+    "handle_deprecated_dp_attention",
 )
+# What runs the whole resolution (0.5.17/0.5.18): never a rule of its own; the rules it calls are.
+_WHOLE_PIPELINE = ("ServerArgs.__post_init__", "ServerArgs.__init__")
 # Where the pipeline applies model overrides (Kimi-K3's among them).
 _MODEL_OVERRIDES = ("handle_model_specific_adjustments(", "_handle_model_specific_adjustments(")
 
@@ -1056,6 +1060,15 @@ def server_args_record(raw: dict[str, Any]) -> Any:
     return record
 
 
+def _parameters(function: Callable) -> tuple[str, ...]:
+    """The parameters a call must give (none with a default)."""
+    try:
+        found = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    return tuple(p.name for p in found if p.default is inspect.Parameter.empty)
+
+
 def _first_parameter(function: Callable) -> str | None:
     try:
         return next(iter(inspect.signature(function).parameters), None)
@@ -1134,7 +1147,9 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
                     if not hasattr(type(record), "resolve_once"):
                         vars(record).update(declared)  # 0.5.17/0.5.18 handlers read the fields
             else:
-                declared = function(record)
+                # Model overrides take the checkpoint's config too: the stand-in's.
+                takes_config = "hf_config" in _parameters(function)
+                declared = function(record, model.hf_config) if takes_config else function(record)
                 if isinstance(declared, dict):
                     _declare(record, step.qualname, declared)
             if not hasattr(type(record), "resolve_once"):
@@ -1189,7 +1204,7 @@ def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
         wanted = case.get("patterns", patterns)
         found = {f for p in wanted for f in (locate(p) if located.get(p) else ())}
         # Functions named by the catalogue (module:qualname), for errors no message locates (a bare assert).
-        found |= {f for name in case.get("functions", ()) for f in by_name(name)}
+        found |= {f for name in case.get("functions", ()) for f in by_name(name) if f.qualname not in _WHOLE_PIPELINE}
         rules = sorted({e for f in found for e in entry_points(f)}, key=_rank)
         modules = [*funcs.modules, *(importlib.import_module(f.module) for f in rules)]
         with machine(modules, case.get("gpu")), stand_in_models(case.get("architecture")), \
