@@ -119,7 +119,12 @@ class Step:
     def resolve(self, cfg: Config) -> str | None:
         return self.value(cfg) if callable(self.value) else self.value
 
+    def needed(self, launch: Launch) -> bool:
+        """Whether the launch needs this step: a removal of a flag it does not write does not."""
+        return not self.removes or bool(launch.all(self.dest))
+
     def edits(self, launch: Launch, cfg: Config, anchor: Flag | None) -> tuple[Edit, ...]:
+        """The step's edits; empty when it cannot be spelled exactly."""
         if self.removes:
             return launch.remove_all(self.dest)
         if anchor is None:
@@ -188,11 +193,12 @@ class CatalogueRule:
         return None
 
     def _fix(self, launch: Launch, cfg: Config, anchor: Flag | None) -> Fix | None:
-        if not self.fix:
+        steps = [step for step in self.fix if step.needed(launch)]
+        if not steps:
             return None
-        title = "; ".join(step.title(launch, cfg) for step in self.fix)
+        title = "; ".join(step.title(launch, cfg) for step in steps)
         edits: list[Edit] = []
-        for step in self.fix:
+        for step in steps:
             found = step.edits(launch, cfg, anchor)
             if not found:
                 return Fix.display(title)
