@@ -9,7 +9,8 @@ after it that argparse reads as a value is one: `-1`, `-0.5` (a negative
 number), `-` or a text with a space; `-1e3` is not (argparse takes it for an
 option). Where an expansion follows (`$ARGS`, `"$@"`) or the launch can be
 continued when it runs (an exec-form Dockerfile `ENTRYPOINT`, which takes
-`docker run`'s arguments), the value may come from there: nothing is reported.
+`docker run`'s arguments), the value may come from there: nothing is reported;
+nor for a launch that is that one flag alone.
 
 ## Why is this bad?
 SGLang refuses to start. `parser.parse_args` in `prepare_server_args` (the
@@ -68,7 +69,9 @@ def check(launch: Launch) -> Iterator[Finding]:
             continue
         after = next_arg(launch, flag.name)
         if after is None:
-            if may_continue(launch):
+            # A launch that is nothing but this flag is more likely cut short where autofix
+            # stopped reading (an expansion it cannot parse) than written so.
+            if may_continue(launch) or len(launch.flags) < 2:
                 continue
             where = "nothing follows it"
         elif after.splat or after.text is None or not looks_like_option(after.text):
