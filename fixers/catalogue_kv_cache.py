@@ -466,9 +466,9 @@ rule(
     when=lambda cfg: cfg.enable_unified_memory and cfg.enable_two_batch_overlap,
     at="enable_two_batch_overlap",
     message="`--enable-unified-memory` does not support `--enable-two-batch-overlap`",
-    fix=remove("enable_unified_memory"),
-    example="--model-path Qwen/Qwen3-8B --enable-unified-memory --enable-two-batch-overlap",
-    near_miss="--model-path Qwen/Qwen3-8B --enable-two-batch-overlap",
+    fix=remove("enable_two_batch_overlap"),
+    example="--model-path Qwen/Qwen3-8B --enable-unified-memory --enable-two-batch-overlap --attention-backend triton",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-unified-memory --attention-backend triton",
 )
 
 rule(
@@ -664,10 +664,11 @@ rule(
     at="enable_unified_memory",
     message="`--enable-unified-memory` with PD disaggregation (`--disaggregation-mode {disaggregation_mode}`) "
     "is not compatible with `--enable-hisparse`",
-    fix=remove("enable_unified_memory"),
+    fix=remove("enable_hisparse"),
     example="--model-path Qwen/Qwen3-8B --enable-unified-memory --disaggregation-mode prefill --enable-hisparse "
     "--attention-backend triton",
-    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode prefill --enable-hisparse",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-unified-memory --disaggregation-mode prefill "
+    "--attention-backend triton",
 )
 
 rule(
