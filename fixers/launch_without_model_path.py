@@ -55,6 +55,10 @@ def check(launch: Launch) -> Iterator[Finding]:
     written = launch.written_dests()
     if written is None or may_continue(launch):
         return  # an expansion, or `docker run`'s arguments, may name the model
+    if launch.all("config"):
+        # A --config file SGLang's merger does not read (`--config=FILE`, `--conf FILE`) may
+        # name the model: SGL121 reports the cause, and its fix makes SGLang read it.
+        return
     if launch.all("model_path") or launch.positionals or any(f.option is None for f in launch.flags):
         # A stray word (`[OPTIONS]`, `<args>`) marks a fragment; an unknown or ambiguous
         # flag may be a model option of a release or fork autofix has no table for.

@@ -116,7 +116,8 @@ def test_fixed_shell_parses_with_bash(case: Path) -> None:
 
 
 def test_every_fixer_has_flagged_and_ok_fixtures() -> None:
-    for fx in all_fixers():
+    # Hand-written fixers; a catalogue rule's Example and near miss are its cases (tests/test_rules.py).
+    for fx in (fx for fx in all_fixers() if fx.rule is None):
         folder = FIXTURES / fx.name
         assert folder.is_dir(), f"{fx.code} has no fixtures/{fx.name}/"
         kinds = {kind for case in folder.iterdir() for kind, slugs in annotations(case.read_text()).items()
