@@ -20,7 +20,9 @@ SGLang refuses with a near miss it accepts::
 Three-valued by construction: reading a value autofix cannot know (a shell
 variable, a flag an expansion may set) raises `Unresolvable`, and the rule
 stays quiet. `known(x)` does the same for a value SGLang resolves itself
-(None: chosen at start from the GPU or the model). The release range is where
+(None: chosen at start from the GPU or the model). `cfg.written("x")` says
+whether the launch writes x, `cfg.has("x")` whether its release has the option,
+`cfg.model` what autofix knows of the model. The release range is where
 the catalogue holds the errors; `--explain` text, the docs' Example and Use
 instead sections, and the tests that SGLang judges come from these fields.
 
@@ -43,6 +45,7 @@ from autofix.edits import Edit, Fix
 from autofix.fixer import Finding, Fixer, register
 from autofix.knowledge import catalogue
 from autofix.knowledge.releases import RELEASES
+from autofix.knowledge.models import ModelInfo
 from autofix.model import Flag, Launch, Unresolvable
 from autofix.source import Span
 
@@ -82,6 +85,19 @@ class Config:
     def written(self, dest: str) -> bool:
         """Whether the launch writes dest (not only SGLang's default)."""
         return self._launch.flag(dest) is not None
+
+    def has(self, dest: str) -> bool:
+        """Whether the launch's release has the option dest at all."""
+        return self._launch.table.by_dest(dest) is not None
+
+    @property
+    def model(self) -> ModelInfo:
+        """What autofix knows of the served model (each fact None when unknown)."""
+        return self._launch.model
+
+
+# What a condition may call on its Config besides the dests.
+_OWN = frozenset({"written", "has", "model"})
 
 
 def _typed(flag: Flag, kind: str | None) -> object:
@@ -247,9 +263,10 @@ def reads_of(when: Condition) -> frozenset[str]:
             if this.opname not in ("LOAD_FAST", "LOAD_DEREF") or this.argval != arg or \
                     following.opname not in ("LOAD_ATTR", "LOAD_METHOD"):
                 continue
-            if following.argval != "written":
+            if following.argval not in _OWN:
                 names.add(following.argval)
-            elif k + 2 < len(ops) and ops[k + 2].opname == "LOAD_CONST" and isinstance(ops[k + 2].argval, str):
+            elif following.argval == "written" and k + 2 < len(ops) and ops[k + 2].opname == "LOAD_CONST" \
+                    and isinstance(ops[k + 2].argval, str):
                 names.add(ops[k + 2].argval)  # cfg.written("x") reads x
     return frozenset(names)
 

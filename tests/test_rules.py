@@ -157,3 +157,13 @@ def test_sglang_refuses_the_example_and_accepts_the_fix_and_the_near_miss(
     if fx.rule.fix:
         good = verdicts[(fx.code, release, "fixed")]
         assert good["ok"], f"SGLang {release} refuses the fixed Example of {fx.code}: {good['error']}"
+
+
+def test_reads_are_the_dests_a_condition_names() -> None:
+    from autofix.rules import reads_of
+
+    def when(cfg):  # noqa: ANN001, ANN202
+        return cfg.has("new_option") and cfg.written("tp_size") and cfg.dp_size > 1 and cfg.model.mla \
+            and any(cfg.ep_size == n for n in (2, 4))
+
+    assert reads_of(when) == {"tp_size", "dp_size", "ep_size"}
