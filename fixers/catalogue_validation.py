@@ -614,3 +614,17 @@ rule(
     "--speculative-draft-model-path Qwen/Qwen3-0.6B --speculative-num-steps 3 --speculative-eagle-topk 1 "
     "--speculative-num-draft-tokens 4",
 )
+
+# -- pipeline parallelism (check_server_args / check_pipeline_parallel_compat, pp_size > 1) ----
+
+rule(
+    code="SGL844",
+    name="min-free-slots-delay-with-pipeline-parallelism",
+    errors="67a55806065f",
+    when=lambda cfg: cfg.pp_size > 1 and cfg.dllm_algorithm is None and cfg.min_free_slots_delay is not None,
+    at="min_free_slots_delay",
+    message="`--min-free-slots-delay` is not supported with pipeline parallelism (`--pp-size {pp_size}`)",
+    fix=remove("min_free_slots_delay"),
+    example="--model-path Qwen/Qwen3-8B --pp-size 2 --min-free-slots-delay 5",
+    near_miss="--model-path Qwen/Qwen3-8B --pp-size 2",
+)
