@@ -29,7 +29,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 ORACLE = REPO / "scripts" / "sglang_oracle.py"
 DATA = REPO / "autofix" / "knowledge" / "data"
-VERSIONS = ("0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
+# The releases autofix knows: one list, read by the package, the scripts and the parser environment.
+VERSIONS = tuple((REPO / "autofix" / "knowledge" / "releases.txt").read_text(encoding="utf-8").split())
 NOTE = "Generated from SGLang's own parser; regenerate, never edit by hand."
 OPTION_KEYS = ("dest", "flags", "action", "nargs", "type", "choices", "default", "required")
 

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 
 __all__ = ["DEFAULT_RELEASE", "RELEASES", "Release", "checked_as", "parse_release", "unknown_release"]
 
 Release = tuple[int, ...]
 
-# Every release whose option table is generated into knowledge/data.
-RELEASES: tuple[str, ...] = ("0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
+# Every release whose option table and catalogue are generated into knowledge/data: the one list,
+# in releases.txt beside this file, which the scripts and the parser environment read too.
+RELEASES: tuple[str, ...] = tuple(
+    line.strip() for line in (Path(__file__).with_name("releases.txt")).read_text(encoding="utf-8").splitlines()
+    if line.strip()
+)
 
 # The table used to read a launch whose release is not known: the newest
 # release in which the seed records hold.
