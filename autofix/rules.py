@@ -39,7 +39,7 @@ import inspect
 import sys
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from autofix.edits import Edit, Fix
 from autofix.fixer import Finding, Fixer, register
@@ -183,7 +183,11 @@ class CatalogueRule:
     gpu: str | None
     note: str
     module: str
-    reads: frozenset[str] = field(default_factory=frozenset)
+
+    @functools.cached_property
+    def reads(self) -> frozenset[str]:
+        """The dests the condition reads: read from its code the first time a launch needs them."""
+        return reads_of(self.when)
 
     def check(self, launch: Launch) -> Iterator[Finding]:
         written = launch.written_dests()
@@ -303,11 +307,9 @@ def rule(
         code=code, name=name, errors=ids, when=when,
         at=(at,) if isinstance(at, str) else tuple(at),
         message=message, fix=(fix,) if isinstance(fix, Step) else tuple(fix), safe=safe,
-        example=example, near_miss=near_miss, gpu=gpu, note=note, module=caller, reads=reads_of(when),
+        example=example, near_miss=near_miss, gpu=gpu, note=note, module=caller,
     )
-    patterns = tuple(dict.fromkeys(
-        e.pattern for r in RELEASES for e in (catalogue.errors(r).get(i) for i in ids) if e is not None
-    ))
+    patterns = catalogue.patterns(ids)
     register(Fixer(
         code=code, name=name, record=ids[0], pattern=patterns[0], releases=span, check=made.check,
         variants=patterns[1:], gpu=gpu is not None, errors=ids, rule=made,

@@ -622,6 +622,26 @@ def summary(data: dict) -> str:
     return f"gen_catalogue: {data['sglang']}: {len(errs)} sites, {len({e['id'] for e in errs})} ids; {per}"
 
 
+def index_text(files: dict[Path, str]) -> str:
+    """What the package reads at start instead of every catalogue: for each id, the releases
+    that hold it and its patterns, from the files just made or (other releases) on disk."""
+    ids: dict[str, dict[str, list[str]]] = {}
+    for release in VERSIONS:
+        path = DATA / f"errors-{release}.json"
+        text = files.get(path) or (path.read_text(encoding="utf-8") if path.is_file() else None)
+        if text is None:
+            continue
+        for entry in json.loads(text)["errors"]:
+            found = ids.setdefault(entry["id"], {"releases": [], "patterns": []})
+            if release not in found["releases"]:
+                found["releases"].append(release)
+            if entry["pattern"] not in found["patterns"]:
+                found["patterns"].append(entry["pattern"])
+    document = {"generated_by": "scripts/gen_catalogue.py", "note": "Generated from the catalogue files; do not edit.",
+                "ids": dict(sorted(ids.items()))}
+    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("versions", nargs="*", metavar="RELEASE", help=f"default: {' '.join(VERSIONS)}")
@@ -634,6 +654,7 @@ def main(argv: list[str] | None = None) -> int:
         data = catalogue(package_root(release, args.env, args.source_root), release)
         print(summary(data), file=sys.stderr)
         files[DATA / f"errors-{release}.json"] = render(data)
+    files[DATA / "errors-index.json"] = index_text(files)
     if args.check:
         stale = [p for p, text in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
         for path in stale:

@@ -99,14 +99,28 @@ def _strongest(needs: object) -> str:
     return next(n for n in ranked if n in found)
 
 
+@functools.cache
+def _index() -> dict[str, dict[str, list[str]]]:
+    """id -> the releases holding it and its patterns (data/errors-index.json): what a rule
+    needs when it is registered, without reading every catalogue at start."""
+    path = resources.files("autofix.knowledge").joinpath("data/errors-index.json")
+    return json.loads(path.read_text(encoding="utf-8"))["ids"] if path.is_file() else {}
+
+
 def present_in(error_id: str) -> tuple[str, ...]:
     """The releases whose catalogue holds error_id."""
-    return tuple(r for r in RELEASES if error_id in errors(r))
+    return tuple(_index().get(error_id, {}).get("releases", ()))
+
+
+def patterns(error_ids: tuple[str, ...]) -> tuple[str, ...]:
+    """Every pattern of error_ids, oldest release's first."""
+    return tuple(dict.fromkeys(p for e in error_ids for p in _index().get(e, {}).get("patterns", ())))
 
 
 def first_and_last(error_ids: tuple[str, ...]) -> tuple[str, str] | None:
     """The first and last release holding any of error_ids; None when none does."""
-    releases = [r for r in RELEASES if any(e in errors(r) for e in error_ids)]
+    held = {r for e in error_ids for r in present_in(e)}
+    releases = [r for r in RELEASES if r in held]
     return (releases[0], releases[-1]) if releases else None
 
 
