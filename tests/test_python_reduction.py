@@ -27,7 +27,8 @@ from test_fixtures import settings as fixture_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-CORPUS = Path("/work/shared/corpus/python")  # real-world files, read in place, never copied here
+# Real-world files, read in place beside the checkout (as CI lays it out), never copied here.
+CORPUS = ROOT.parent / "shared" / "corpus" / "python"
 
 
 def dedent(text: str) -> str:
