@@ -33,7 +33,6 @@
 # several GB of CUDA torch; sglang_oracle.py stubs it at import time instead.
 set -euo pipefail
 
-ALL_VERSIONS=(0.5.17 0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23)
 TORCH="torch==2.13.0"   # the CPU wheel pip finds on this kind of machine
 TORCH_CPU="torch==2.13.0+cpu"  # the same wheel, named exactly for uv
 TRITON="triton==3.9.0"  # imported by sglang.srt.utils.common; fine without a GPU
@@ -49,6 +48,8 @@ LIGHT_PACKAGES=(
 )
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The releases autofix knows: the one list the package and the generators read too.
+mapfile -t ALL_VERSIONS < <(grep -v '^[[:space:]]*$' "$repo/autofix/knowledge/releases.txt")
 link=${AUTOFIX_SGLANG_ENV:-$repo/.sglang-env}
 python=${AUTOFIX_SGLANG_PYTHON:-python3}
 python=$("$python" -c 'import sys; print(sys.executable)')  # the interpreter itself, not a shim

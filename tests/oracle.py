@@ -33,11 +33,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from autofix.knowledge.releases import RELEASES
+
 REPO = Path(__file__).resolve().parents[1]
 ORACLE = REPO / "scripts" / "sglang_oracle.py"
 SERVER = Path(__file__).resolve().with_name("oracle_server.py")
 TIMEOUT = 900  # seconds for one call, as for a fresh process
-VERSIONS = ("0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
+VERSIONS = RELEASES  # the one list: autofix/knowledge/releases.txt
 SKIP_REASON = "SGLang parser environment not built: run scripts/sglang_env.sh"
 
 

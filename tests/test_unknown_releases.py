@@ -58,3 +58,14 @@ def test_a_pin_in_the_file_newer_than_known_is_checked_as_the_newest(tmp_path: P
     assert result.exit_code == 1
     assert "SGL300" in result.stdout
     assert f"{docker}: warning: SGLang 0.5.24 is newer than autofix knows; checked as {NEWEST}" in result.stderr
+
+
+def test_the_releases_are_listed_once() -> None:
+    """autofix/knowledge/releases.txt is the one list; no script or module spells it again."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    spelled = re.compile(r"0\.5\.17[\"']?[ ,]+[\"']?0\.5\.18")
+    found = [str(p.relative_to(root)) for pattern in ("autofix/**/*.py", "scripts/*", "tests/*.py", ".ci/*")
+             for p in root.glob(pattern) if p.is_file() and spelled.search(p.read_text(encoding="utf-8"))]
+    assert found == [], found
