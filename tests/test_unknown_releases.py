@@ -65,7 +65,8 @@ def test_the_releases_are_listed_once() -> None:
     import re
 
     root = Path(__file__).resolve().parents[1]
-    spelled = re.compile(r"0\.5\.17[\"']?[ ,]+[\"']?0\.5\.18")
+    sep = r"[\"']?[ ,]+[\"']?"
+    spelled = re.compile(sep.join(re.escape(r) for r in RELEASES[:4]))  # a run of releases: a list
     found = [str(p.relative_to(root)) for pattern in ("autofix/**/*.py", "scripts/*", "tests/*.py", ".ci/*")
              for p in root.glob(pattern) if p.is_file() and spelled.search(p.read_text(encoding="utf-8"))]
     assert found == [], found
