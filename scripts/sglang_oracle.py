@@ -1212,6 +1212,10 @@ def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
             saved = funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support
             funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support = lambda: None
             stack.callback(setattr, funcs.kimi_module, "_require_kimi_k3_cutedsl_dcp_support", saved)
+            # Rules write the environment for the processes SGLang starts next
+            # (envs.SGLANG_USE_CUDA_IPC_TRANSPORT.set): no case may see another's.
+            environment = dict(os.environ)
+            stack.callback(lambda: (os.environ.clear(), os.environ.update(environment)))
             results.append(judge_one(funcs, case, rules))
     return {"located": located, "results": results}
 
