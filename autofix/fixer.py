@@ -138,8 +138,12 @@ def all_fixers() -> list[Fixer]:
     import autofix.fixers as package
 
     for module in pkgutil.iter_modules(package.__path__):
-        if not module.name.startswith("_"):
-            importlib.import_module(f"{package.__name__}.{module.name}")
+        if module.name.startswith("_"):
+            continue
+        found = importlib.import_module(f"{package.__name__}.{module.name}")
+        for inner in pkgutil.iter_modules(getattr(found, "__path__", ()) if module.ispkg else ()):
+            if not inner.name.startswith("_"):  # fixers/catalogue/: modules of catalogue rules
+                importlib.import_module(f"{found.__name__}.{inner.name}")
     return sorted(_REGISTRY.values(), key=lambda f: f.code)
 
 

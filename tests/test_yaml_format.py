@@ -23,9 +23,7 @@ from autofix.pipeline import Linked, Settings, fix_text, release_in_text
 from autofix.source import Source
 from judging import architecture_of, argv_of
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "yaml"
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus/yaml")
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "yaml"  # beside the checkout, as CI has it
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 KV = "tokenspeed-mla-without-fp8-kv-cache"
 NON_MLA = "tokenspeed-mla-on-non-mla-model"
