@@ -22,7 +22,8 @@ variable, a flag an expansion may set) raises `Unresolvable`, and the rule
 stays quiet. `known(x)` does the same for a value SGLang resolves itself
 (None: chosen at start from the GPU or the model). `cfg.written("x")` says
 whether the launch writes x, `cfg.has("x")` whether its release has the option,
-`cfg.model` what autofix knows of the model. The release range is where
+`cfg.get("x", d)` x's value or d where the release has no x, `cfg.model` what
+autofix knows of the model. The release range is where
 the catalogue holds the errors; `--explain` text, the docs' Example and Use
 instead sections, and the tests that SGLang judges come from these fields.
 
@@ -90,6 +91,10 @@ class Config:
         """Whether the launch's release has the option dest at all."""
         return self._launch.table.by_dest(dest) is not None
 
+    def get(self, dest: str, absent: object = None) -> object:
+        """cfg.<dest>, or `absent` in a release that has no such option (before it existed)."""
+        return getattr(self, dest) if self.has(dest) else absent
+
     @property
     def model(self) -> ModelInfo:
         """What autofix knows of the served model (each fact None when unknown)."""
@@ -97,7 +102,7 @@ class Config:
 
 
 # What a condition may call on its Config besides the dests.
-_OWN = frozenset({"written", "has", "model"})
+_OWN = frozenset({"written", "has", "get", "model"})
 
 
 def _typed(flag: Flag, kind: str | None) -> object:

@@ -44,12 +44,6 @@ def _tlru(cfg) -> tuple[float, float] | None:
     return threshold, estimate
 
 
-def _opt(cfg, dest: str, absent: object = None) -> object:
-    """cfg.<dest>, or `absent` in a release that has no such option."""
-    if cfg._launch.table.by_dest(dest) is None:
-        return absent
-    return getattr(cfg, dest)
-
 
 def _radix_disabled(cfg) -> bool:
     """disable_radix_cache after the PD hook: a decode server decides it by
@@ -63,19 +57,19 @@ def _speculative(cfg) -> bool:
     """A speculative algorithm is on (the aux-hidden-state flag resets it to None first)."""
     algorithm = cfg.speculative_algorithm
     return algorithm is not None and algorithm.upper() != "NONE" \
-        and not _opt(cfg, "enable_return_aux_hidden_states", False)
+        and not cfg.get("enable_return_aux_hidden_states", False)
 
 
 def _eagle(cfg) -> bool:
     """The resolved algorithm is EAGLE/EAGLE3 (NEXTN is its alias), or one unified memory refuses."""
     algorithm = cfg.speculative_algorithm
     return algorithm is not None and algorithm.upper() in ("EAGLE", "EAGLE3", "NEXTN") \
-        and not _opt(cfg, "enable_return_aux_hidden_states", False)
+        and not cfg.get("enable_return_aux_hidden_states", False)
 
 
 def _hicache_path(cfg) -> bool:
     """handle_hicache validates the host pool (no external linker; HiCache or a decode host pool)."""
-    return not _opt(cfg, "enable_unified_cache_external_linker", False) and (
+    return not cfg.get("enable_unified_cache_external_linker", False) and (
         cfg.enable_hierarchical_cache
         or cfg.disaggregation_decode_enable_offload_kvcache
         or (cfg.disaggregation_mode == "decode"

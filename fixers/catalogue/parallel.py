@@ -97,14 +97,10 @@ rule(
 # -- context parallelism (handle_context_parallelism) ---------------------------
 
 
-def _opt(cfg, dest: str, absent: object = False) -> object:  # noqa: ANN001
-    """cfg.<dest>, or `absent` in a release without that option."""
-    return getattr(cfg, dest) if cfg._launch.table.by_dest(dest) is not None else absent
-
 
 def _no_legacy_cp(cfg) -> bool:  # noqa: ANN001
     """Neither legacy CP switch (0.5.17-0.5.19) is on: they turn on prefill CP and pick its strategy."""
-    return not _opt(cfg, "enable_prefill_context_parallel") and not _opt(cfg, "enable_dsa_prefill_context_parallel")
+    return not cfg.get("enable_prefill_context_parallel", False) and not cfg.get("enable_dsa_prefill_context_parallel", False)
 
 
 def _cp_layout_as_written(cfg) -> bool:  # noqa: ANN001
@@ -272,7 +268,7 @@ rule(
     code="SGL418",
     name="dwdp-with-pipeline-parallelism",
     errors="15397f21e84a",
-    when=lambda cfg: cfg.dwdp_size > 1 and cfg.pp_size != 1 and _opt(cfg, "dllm_algorithm", None) is None
+    when=lambda cfg: cfg.dwdp_size > 1 and cfg.pp_size != 1 and cfg.get("dllm_algorithm", None) is None
     and _served(cfg),
     at=("pp_size", "dwdp_size"),
     message="DWDP (`--dwdp-size {dwdp_size}`) needs `--pp-size 1`, got `--pp-size {pp_size}`",

@@ -9,12 +9,6 @@ from __future__ import annotations
 from autofix.rules import known, remove, rule, set_
 
 
-def _since(cfg, dest: str, before: object) -> object:  # noqa: ANN001
-    """cfg.<dest>, or `before` in a release that has no such option yet (it did not exist then)."""
-    if cfg._launch.table.by_dest(dest) is None:
-        return before
-    return getattr(cfg, dest)
-
 
 def _device(cfg) -> str:  # noqa: ANN001
     """The device SGLang runs on: --device without its index; unknown when SGLang detects it."""
@@ -508,7 +502,7 @@ rule(
     errors="0cf7df1d9d4f",
     # --enable-return-aux-hidden-states (0.5.23) resets speculative_algorithm to None first.
     when=lambda cfg: cfg.weight_cache_mode != "off" and cfg.speculative_algorithm is not None
-    and not _since(cfg, "enable_return_aux_hidden_states", False),
+    and not cfg.get("enable_return_aux_hidden_states", False),
     at="weight_cache_mode",
     message="`--weight-cache-mode {weight_cache_mode}` is not supported with speculative decoding "
     "(`--speculative-algorithm {speculative_algorithm}`): the daemon does not export the draft weights",
@@ -588,7 +582,7 @@ rule(
     # FROZEN_KV_MTP) first; --enable-return-aux-hidden-states (0.5.23) resets it to None.
     when=lambda cfg: cfg.enable_watermark and cfg.speculative_algorithm is not None
     and cfg.speculative_algorithm.upper() not in ("NGRAM", "EAGLE", "EAGLE3", "NEXTN")
-    and not _since(cfg, "enable_return_aux_hidden_states", False),
+    and not cfg.get("enable_return_aux_hidden_states", False),
     at=("speculative_algorithm", "enable_watermark"),
     message="`--enable-watermark` supports speculative algorithms NGRAM, EAGLE and EAGLE3, "
     "got `--speculative-algorithm {speculative_algorithm}`",
