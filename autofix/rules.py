@@ -78,6 +78,11 @@ class Config:
         if option is None:
             raise Unresolvable(f"{dest} is not an option of SGLang {launch.table.release}")
         flag = launch.flag(dest)
+        if flag is None and dest == "model_path" and launch.form == "serve" and launch.positionals:
+            model = launch.positionals[0].text  # `sglang serve MODEL` is `--model-path MODEL`
+            if model is None:
+                raise Unresolvable("model path not known")
+            return model
         if flag is None:
             default = option.default
             return list(default) if isinstance(default, (list, tuple)) else default

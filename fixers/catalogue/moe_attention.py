@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from autofix.rules import remove, rule, set_
 
+from ._common import served
 
-def _loads_model(cfg) -> bool:  # noqa: ANN001
-    """SGLang stops resolving before the model handlers for `--model-path dummy` (or none)."""
-    return str(cfg.model_path).lower() not in ("none", "dummy")
+
 
 
 def _attn_dp(cfg) -> int:  # noqa: ANN001
@@ -36,7 +35,7 @@ rule(
     # `_data_parallelism_defaults` turns the flag off when dp_size * attn_dp_size is 1;
     # attention DP comes from --attn-dp-size, or --dp-size with the deprecated
     # --enable-dp-attention; DWDP, prefill CP and an EP scale joiner set it up themselves.
-    when=lambda cfg: _loads_model(cfg) and cfg.enable_dp_lm_head and cfg.dp_size > 1 and cfg.attn_dp_size == 1
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_dp_lm_head and cfg.dp_size > 1 and cfg.attn_dp_size == 1
     and not cfg.enable_dp_attention and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp
     and cfg.ep_join_mode != "scale",
     at="enable_dp_lm_head",
@@ -55,7 +54,7 @@ rule(
     code="SGL601",
     name="tp-lm-head-all-to-all-without-attention-dp",
     errors="74846728d70d",
-    when=lambda cfg: _loads_model(cfg) and cfg.enable_tp_lm_head_all_to_all and _attn_dp(cfg) == 1
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_tp_lm_head_all_to_all and _attn_dp(cfg) == 1
     and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp and cfg.ep_join_mode != "scale",
     at="enable_tp_lm_head_all_to_all",
     message="`--enable-tp-lm-head-all-to-all` requires attention DP (`--attn-dp-size` above 1)",
@@ -69,7 +68,7 @@ rule(
     name="tp-lm-head-all-to-all-without-dp-attention",
     errors="7ee9dc4298bc",
     # `_data_parallelism_defaults` turns --enable-dp-attention off with --dp-size 1.
-    when=lambda cfg: _loads_model(cfg) and cfg.enable_tp_lm_head_all_to_all and _attn_dp(cfg) == 1
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_tp_lm_head_all_to_all and _attn_dp(cfg) == 1
     and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp and cfg.ep_join_mode != "scale",
     at="enable_tp_lm_head_all_to_all",
     message="`--enable-tp-lm-head-all-to-all` requires `--enable-dp-attention` with `--dp-size` above 1",
@@ -82,7 +81,7 @@ rule(
     code="SGL603",
     name="tp-lm-head-all-to-all-tp-size-not-attn-dp-size",
     errors="6459c2bf6a44",
-    when=lambda cfg: _loads_model(cfg) and cfg.enable_tp_lm_head_all_to_all and not cfg.enable_dp_lm_head
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_tp_lm_head_all_to_all and not cfg.enable_dp_lm_head
     and _attn_dp(cfg) > 1 and cfg.tp_size != _attn_dp(cfg) and cfg.tp_size % _attn_dp(cfg) == 0
     and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp,
     at="enable_tp_lm_head_all_to_all",
@@ -97,7 +96,7 @@ rule(
     code="SGL612",
     name="tp-lm-head-all-to-all-tp-size-not-dp-size",
     errors="69589de39c83",
-    when=lambda cfg: _loads_model(cfg) and cfg.enable_tp_lm_head_all_to_all and not cfg.enable_dp_lm_head
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_tp_lm_head_all_to_all and not cfg.enable_dp_lm_head
     and _attn_dp(cfg) > 1 and cfg.tp_size != _attn_dp(cfg) and cfg.tp_size % _attn_dp(cfg) == 0
     and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp,
     at="enable_tp_lm_head_all_to_all",
@@ -117,7 +116,7 @@ rule(
     code="SGL604",
     name="pplx-with-normal-deepep-mode",
     errors="764c30b4a826",
-    when=lambda cfg: _loads_model(cfg) and cfg.moe_a2a_backend == "pplx" and cfg.deepep_mode == "normal"
+    when=lambda cfg: served(cfg.model_path) and cfg.moe_a2a_backend == "pplx" and cfg.deepep_mode == "normal"
     and not cfg.enable_waterfill and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp,
     at="deepep_mode",
     message="`--moe-a2a-backend pplx` only supports low-latency mode: use `--deepep-mode low_latency` "
@@ -132,7 +131,7 @@ rule(
     code="SGL605",
     name="flashinfer-a2a-dispatch-type-without-flashinfer-a2a",
     errors="ca29c75f84c6",
-    when=lambda cfg: _loads_model(cfg) and cfg.flashinfer_a2a_dispatch_type not in (None, "auto")
+    when=lambda cfg: served(cfg.model_path) and cfg.flashinfer_a2a_dispatch_type not in (None, "auto")
     and (cfg.moe_a2a_backend != "flashinfer" or cfg.enable_waterfill or cfg.dwdp_size > 1),
     at="flashinfer_a2a_dispatch_type",
     message="`--flashinfer-a2a-dispatch-type {flashinfer_a2a_dispatch_type}` requires "
@@ -146,7 +145,7 @@ rule(
     code="SGL606",
     name="pplx-without-attention-dp",
     errors="5ea375ec1168",
-    when=lambda cfg: _loads_model(cfg) and cfg.moe_a2a_backend == "pplx" and cfg.deepep_mode != "normal"
+    when=lambda cfg: served(cfg.model_path) and cfg.moe_a2a_backend == "pplx" and cfg.deepep_mode != "normal"
     and _attn_dp(cfg) < 2 and not cfg.enable_waterfill and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp,
     at="moe_a2a_backend",
     message="`--moe-a2a-backend pplx` requires attention DP with at least 2 groups (`--attn-dp-size` 2 or more)",
@@ -159,7 +158,7 @@ rule(
     code="SGL610",
     name="pplx-without-dp-attention",
     errors="7a9a4f044d20",
-    when=lambda cfg: _loads_model(cfg) and cfg.moe_a2a_backend == "pplx" and cfg.deepep_mode != "normal"
+    when=lambda cfg: served(cfg.model_path) and cfg.moe_a2a_backend == "pplx" and cfg.deepep_mode != "normal"
     and _attn_dp(cfg) < 2 and not cfg.enable_waterfill and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp,
     at="moe_a2a_backend",
     message="`--moe-a2a-backend pplx` requires `--enable-dp-attention` with `--dp-size` 2 or more",
@@ -177,7 +176,7 @@ rule(
     code="SGL608",
     name="flashinfer-cutedsl-with-unsupported-a2a-backend",
     errors="0715440510b0",
-    when=lambda cfg: _loads_model(cfg) and cfg.moe_runner_backend == "flashinfer_cutedsl"
+    when=lambda cfg: served(cfg.model_path) and cfg.moe_runner_backend == "flashinfer_cutedsl"
     and cfg.quantization in ("modelopt_fp4", "modelopt_mixed") and cfg.ep_size in (1, cfg.tp_size)
     and cfg.moe_a2a_backend not in ("none", "deepep", "flashinfer")
     and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp,
@@ -195,7 +194,7 @@ rule(
     code="SGL609",
     name="flashinfer-cutedsl-with-deepep-normal-mode",
     errors="5c50dbdaebcb",
-    when=lambda cfg: _loads_model(cfg) and cfg.moe_runner_backend == "flashinfer_cutedsl"
+    when=lambda cfg: served(cfg.model_path) and cfg.moe_runner_backend == "flashinfer_cutedsl"
     and cfg.quantization in ("modelopt_fp4", "modelopt_mixed") and cfg.ep_size in (1, cfg.tp_size)
     and cfg.moe_a2a_backend == "deepep" and cfg.deepep_mode == "normal"
     and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp,
@@ -218,7 +217,7 @@ rule(
     errors="fde2c63c8e52",
     # Only fp8: with mxfp8 SGLang may swap the runner first. Nemotron-H's ModelOpt
     # override rewrites --quantization from the checkpoint: quiet for those models.
-    when=lambda cfg: _loads_model(cfg) and cfg.moe_runner_backend == "cutlass" and cfg.quantization == "fp8"
+    when=lambda cfg: served(cfg.model_path) and cfg.moe_runner_backend == "cutlass" and cfg.quantization == "fp8"
     and cfg.ep_size != 1 and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp
     and "nemotron" not in str(cfg.model_path).lower(),
     at="ep_size",

@@ -6,21 +6,9 @@ from __future__ import annotations
 from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
+from ._common import served
 
-def _served(cfg) -> bool:  # noqa: ANN001
-    """Whether SGLang runs its model-dependent steps: a model path other than
-    `none`/`dummy` (SGLang's pipeline returns before them for those)."""
-    launch = cfg._launch
-    flag = launch.flag("model_path")
-    if flag is not None:
-        path = flag.value
-    elif launch.form == "serve" and launch.positionals:
-        path = launch.positionals[0].text
-    else:
-        path = None
-    if not isinstance(path, str):
-        raise Unresolvable("model path not known")
-    return path.lower() not in ("none", "dummy")
+
 
 
 def _model_known_not(cfg, *prefixes: str) -> bool:  # noqa: ANN001
@@ -41,7 +29,7 @@ rule(
     name="tp-size-not-multiple-of-attn-dp-size",
     errors="0879f2f14e05",
     when=lambda cfg: cfg.attn_dp_size > 1 and cfg.dp_size <= 1 and cfg.dwdp_size <= 1
-    and cfg.tp_size % cfg.attn_dp_size != 0 and _served(cfg),
+    and cfg.tp_size % cfg.attn_dp_size != 0 and served(cfg.model_path),
     at=("attn_dp_size", "tp_size"),
     message="`--tp-size {tp_size}` is not a multiple of `--attn-dp-size {attn_dp_size}`",
     fix=remove("attn_dp_size"),
@@ -54,7 +42,7 @@ rule(
     name="tp-size-not-multiple-of-dp-size-with-dp-attention",
     errors=("16f92a4fec30", "cdf0b6f4ebdc"),
     when=lambda cfg: cfg.enable_dp_attention and cfg.dp_size > 1 and cfg.dwdp_size <= 1
-    and cfg.tp_size % cfg.dp_size != 0 and _served(cfg),
+    and cfg.tp_size % cfg.dp_size != 0 and served(cfg.model_path),
     at=("dp_size", "tp_size"),
     message="`--enable-dp-attention` needs `--tp-size {tp_size}` to be a multiple of `--dp-size {dp_size}`",
     example="--model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --dp-size 3 --enable-dp-attention",
@@ -65,7 +53,7 @@ rule(
     code="SGL404",
     name="attn-dp-size-below-one",
     errors="fac001dfce1a",
-    when=lambda cfg: cfg.attn_dp_size < 1 and cfg.dwdp_size <= 1 and _served(cfg),
+    when=lambda cfg: cfg.attn_dp_size < 1 and cfg.dwdp_size <= 1 and served(cfg.model_path),
     at="attn_dp_size",
     message="`--attn-dp-size` must be at least 1, got {attn_dp_size}",
     fix=remove("attn_dp_size"),
@@ -86,7 +74,7 @@ rule(
     when=lambda cfg: cfg.enable_eplb and cfg.ep_join_mode != "scale" and cfg.ep_size <= 1
     and cfg.moe_a2a_backend == "none" and cfg.moe_runner_backend != "megamoe" and not cfg.enable_waterfill
     and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp
-    and _served(cfg) and _model_known_not(cfg, "MiniMaxM3"),
+    and served(cfg.model_path) and _model_known_not(cfg, "MiniMaxM3"),
     at=("enable_eplb", "ep_size"),
     message="`--enable-eplb` needs expert parallelism (`--ep-size` above 1), got `--ep-size {ep_size}`",
     fix=remove("enable_eplb"),
@@ -119,7 +107,7 @@ rule(
     code="SGL406",
     name="prefill-cp-without-cp-strategy",
     errors="a1e02a2cfcbe",
-    when=lambda cfg: cfg.enable_prefill_cp and cfg.cp_strategy is None and _no_legacy_cp(cfg) and _served(cfg),
+    when=lambda cfg: cfg.enable_prefill_cp and cfg.cp_strategy is None and _no_legacy_cp(cfg) and served(cfg.model_path),
     at="enable_prefill_cp",
     message="`--enable-prefill-cp` needs `--cp-strategy` (`zigzag` or `interleave`)",
     fix=set_("cp_strategy", "interleave"),
@@ -132,7 +120,7 @@ rule(
     name="tp-size-not-multiple-of-attn-cp-size",
     errors="53544cc5992c",
     when=lambda cfg: cfg.attn_cp_size > 1 and cfg.tp_size % cfg.attn_cp_size != 0
-    and _cp_layout_as_written(cfg) and _served(cfg),
+    and _cp_layout_as_written(cfg) and served(cfg.model_path),
     at=("attn_cp_size", "tp_size"),
     message="`--tp-size {tp_size}` is not a multiple of `--attn-cp-size {attn_cp_size}`",
     fix=remove("attn_cp_size"),
@@ -146,7 +134,7 @@ rule(
     errors="60896c79e56e",
     when=lambda cfg: cfg.attn_cp_size > 1 and cfg.tp_size % cfg.attn_cp_size == 0
     and cfg.tp_size % (cfg.attn_dp_size * cfg.attn_cp_size) != 0 and cfg.dwdp_size <= 1
-    and _cp_layout_as_written(cfg) and _served(cfg),
+    and _cp_layout_as_written(cfg) and served(cfg.model_path),
     at=("attn_cp_size", "attn_dp_size", "tp_size"),
     message="`--tp-size {tp_size}` is not a multiple of `--attn-dp-size {attn_dp_size}` times "
     "`--attn-cp-size {attn_cp_size}`",
@@ -162,7 +150,7 @@ rule(
     name="tp-size-not-multiple-of-moe-dp-size",
     errors="2e9c4ee7233c",
     when=lambda cfg: cfg.moe_dp_size > 1 and cfg.tp_size % cfg.moe_dp_size != 0 and cfg.dwdp_size <= 1
-    and _served(cfg),
+    and served(cfg.model_path),
     at=("moe_dp_size", "tp_size"),
     message="`--tp-size {tp_size}` is not a multiple of `--moe-dp-size {moe_dp_size}`",
     fix=remove("moe_dp_size"),
@@ -175,7 +163,7 @@ rule(
     name="ep-size-times-moe-dp-size-above-tp-size",
     errors="30599a51e1a3",
     when=lambda cfg: cfg.moe_dp_size > 1 and cfg.tp_size % cfg.moe_dp_size == 0
-    and cfg.ep_size * cfg.moe_dp_size > cfg.tp_size and cfg.dwdp_size <= 1 and _served(cfg),
+    and cfg.ep_size * cfg.moe_dp_size > cfg.tp_size and cfg.dwdp_size <= 1 and served(cfg.model_path),
     at=("moe_dp_size", "ep_size"),
     message="`--ep-size {ep_size}` times `--moe-dp-size {moe_dp_size}` exceeds `--tp-size {tp_size}`",
     fix=remove("moe_dp_size"),
@@ -189,7 +177,7 @@ rule(
     errors="117a750e588f",
     when=lambda cfg: cfg.moe_dp_size > 1 and cfg.tp_size % cfg.moe_dp_size == 0
     and cfg.ep_size * cfg.moe_dp_size <= cfg.tp_size and cfg.pp_size != 1 and cfg.dwdp_size <= 1
-    and _served(cfg),
+    and served(cfg.model_path),
     at=("moe_dp_size", "pp_size"),
     message="`--moe-dp-size {moe_dp_size}` cannot be used with pipeline parallelism (`--pp-size {pp_size}`)",
     fix=remove("moe_dp_size"),
@@ -203,7 +191,7 @@ rule(
     errors="5098b29df335",
     when=lambda cfg: cfg.moe_dp_size > 1 and cfg.tp_size % cfg.moe_dp_size == 0 and cfg.ep_size > 1
     and cfg.ep_size * cfg.moe_dp_size < cfg.tp_size and cfg.pp_size == 1 and cfg.dwdp_size <= 1
-    and _served(cfg),
+    and served(cfg.model_path),
     at=("moe_dp_size", "ep_size"),
     message="`--ep-size {ep_size}` times `--moe-dp-size {moe_dp_size}` must equal `--tp-size {tp_size}`",
     fix=remove("moe_dp_size"),
@@ -216,7 +204,7 @@ rule(
     name="moe-dp-size-differs-from-attn-cp-size",
     errors="1fc61536393c",
     when=lambda cfg: cfg.moe_dp_size != 1 and cfg.attn_cp_size != cfg.moe_dp_size and cfg.dwdp_size <= 1
-    and _cp_layout_as_written(cfg) and _served(cfg),
+    and _cp_layout_as_written(cfg) and served(cfg.model_path),
     at=("moe_dp_size", "attn_cp_size"),
     message="`--moe-dp-size {moe_dp_size}` other than 1 must equal `--attn-cp-size {attn_cp_size}`",
     fix=remove("moe_dp_size"),
@@ -230,7 +218,7 @@ rule(
     code="SGL415",
     name="dcp-size-with-prefill-cp",
     errors="fa55a2aca7d4",
-    when=lambda cfg: cfg.dcp_size > 1 and cfg.enable_prefill_cp and _served(cfg),
+    when=lambda cfg: cfg.dcp_size > 1 and cfg.enable_prefill_cp and served(cfg.model_path),
     at=("dcp_size", "enable_prefill_cp"),
     message="`--dcp-size {dcp_size}` (decode context parallelism) cannot be used with `--enable-prefill-cp`",
     fix=remove("dcp_size"),
@@ -244,7 +232,7 @@ rule(
     code="SGL416",
     name="dwdp-size-not-tp-size",
     errors="6610bd568e2d",
-    when=lambda cfg: cfg.dwdp_size > 1 and cfg.dwdp_size != cfg.tp_size and _served(cfg),
+    when=lambda cfg: cfg.dwdp_size > 1 and cfg.dwdp_size != cfg.tp_size and served(cfg.model_path),
     at=("dwdp_size", "tp_size"),
     message="`--dwdp-size {dwdp_size}` must equal `--tp-size {tp_size}`",
     fix=set_("dwdp_size", lambda cfg: str(cfg.tp_size)),
@@ -256,7 +244,7 @@ rule(
     code="SGL417",
     name="dwdp-with-eplb",
     errors="7bd1652b5aa2",
-    when=lambda cfg: cfg.dwdp_size > 1 and cfg.enable_eplb and _served(cfg),
+    when=lambda cfg: cfg.dwdp_size > 1 and cfg.enable_eplb and served(cfg.model_path),
     at=("enable_eplb", "dwdp_size"),
     message="`--enable-eplb` (dynamic expert migration) cannot be used with DWDP (`--dwdp-size {dwdp_size}`)",
     fix=remove("enable_eplb"),
@@ -269,7 +257,7 @@ rule(
     name="dwdp-with-pipeline-parallelism",
     errors="15397f21e84a",
     when=lambda cfg: cfg.dwdp_size > 1 and cfg.pp_size != 1 and cfg.get("dllm_algorithm", None) is None
-    and _served(cfg),
+    and served(cfg.model_path),
     at=("pp_size", "dwdp_size"),
     message="DWDP (`--dwdp-size {dwdp_size}`) needs `--pp-size 1`, got `--pp-size {pp_size}`",
     fix=remove("dwdp_size"),

@@ -9,6 +9,8 @@ import json
 from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
+from ._common import served
+
 
 def _json(text: object) -> object:
     """A JSON option's value as SGLang's parser decodes it; unknown when it does not decode."""
@@ -44,10 +46,6 @@ def _holds_watermark(params: object) -> bool:
     return "watermark" in params
 
 
-def _served(model_path: object) -> bool:
-    """SGLang resolves and validates these only for a real model: `--model-path dummy`
-    (or `none`) returns from the pipeline before the serving, PD and encoder steps."""
-    return str(model_path).lower() not in ("none", "dummy")
 
 
 def _lora(enable_lora: object, lora_paths: object, dllm_algorithm: object) -> bool:
@@ -72,7 +70,7 @@ rule(
     code="SGL700",
     name="ssl-ca-certs-without-certfile-and-keyfile",
     errors="96f76a082bde",
-    when=lambda cfg: _served(cfg.model_path) and not cfg.ssl_certfile and not cfg.ssl_keyfile and cfg.ssl_ca_certs,
+    when=lambda cfg: served(cfg.model_path) and not cfg.ssl_certfile and not cfg.ssl_keyfile and cfg.ssl_ca_certs,
     at="ssl_ca_certs",
     message="`--ssl-ca-certs` has no effect without `--ssl-certfile` and `--ssl-keyfile`",
     fix=remove("ssl_ca_certs"),
@@ -84,7 +82,7 @@ rule(
     code="SGL701",
     name="ssl-keyfile-password-without-certfile-and-keyfile",
     errors="a7b2d22c4f86",
-    when=lambda cfg: _served(cfg.model_path) and not cfg.ssl_certfile and not cfg.ssl_keyfile and cfg.ssl_keyfile_password,
+    when=lambda cfg: served(cfg.model_path) and not cfg.ssl_certfile and not cfg.ssl_keyfile and cfg.ssl_keyfile_password,
     at="ssl_keyfile_password",
     message="`--ssl-keyfile-password` has no effect without `--ssl-certfile` and `--ssl-keyfile`",
     fix=remove("ssl_keyfile_password"),
@@ -96,7 +94,7 @@ rule(
     code="SGL702",
     name="ssl-refresh-without-certfile-and-keyfile",
     errors="9c7f164d6a8e",
-    when=lambda cfg: _served(cfg.model_path) and cfg.enable_ssl_refresh and not (cfg.ssl_certfile and cfg.ssl_keyfile),
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_ssl_refresh and not (cfg.ssl_certfile and cfg.ssl_keyfile),
     at="enable_ssl_refresh",
     message="`--enable-ssl-refresh` requires `--ssl-certfile` and `--ssl-keyfile`",
     fix=remove("enable_ssl_refresh"),
@@ -108,7 +106,7 @@ rule(
     code="SGL703",
     name="http-worker-reuseport-without-tokenizer-workers",
     errors="c5f4d2d67d48",
-    when=lambda cfg: _served(cfg.model_path) and cfg.enable_http_worker_reuseport and (cfg.tokenizer_worker_num == 1 or cfg.enable_http2),
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_http_worker_reuseport and (cfg.tokenizer_worker_num == 1 or cfg.enable_http2),
     at="enable_http_worker_reuseport",
     message="`--enable-http-worker-reuseport` requires `--tokenizer-worker-num` above 1 "
             "and has no effect with `--enable-http2`",
@@ -122,7 +120,7 @@ rule(
     code="SGL704",
     name="http2-max-concurrent-streams-out-of-range",
     errors="344acb125b52",
-    when=lambda cfg: _served(cfg.model_path) and cfg.enable_http2 and not 0 < cfg.http2_max_concurrent_streams < 2**32,
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_http2 and not 0 < cfg.http2_max_concurrent_streams < 2**32,
     at="http2_max_concurrent_streams",
     message="`--http2-max-concurrent-streams {http2_max_concurrent_streams}` is not between 1 and 4294967295",
     example="--model-path Qwen/Qwen3-8B --enable-http2 --http2-max-concurrent-streams 0",
@@ -133,7 +131,7 @@ rule(
     code="SGL705",
     name="http2-initial-connection-window-size-out-of-range",
     errors="fee7a7570c74",
-    when=lambda cfg: _served(cfg.model_path) and cfg.enable_http2 and not 1024 <= cfg.http2_initial_connection_window_size < 2**31,
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_http2 and not 1024 <= cfg.http2_initial_connection_window_size < 2**31,
     at="http2_initial_connection_window_size",
     message="`--http2-initial-connection-window-size {http2_initial_connection_window_size}` "
             "is not between 1024 and 2147483647",
@@ -147,7 +145,7 @@ rule(
     code="SGL706",
     name="asr-max-buffer-seconds-not-positive",
     errors="f0d97ae1f2f2",
-    when=lambda cfg: _served(cfg.model_path) and cfg.asr_max_buffer_seconds <= 0,
+    when=lambda cfg: served(cfg.model_path) and cfg.asr_max_buffer_seconds <= 0,
     at="asr_max_buffer_seconds",
     message="`--asr-max-buffer-seconds {asr_max_buffer_seconds}` must be positive",
     fix=remove("asr_max_buffer_seconds"),
@@ -159,7 +157,7 @@ rule(
     code="SGL707",
     name="asr-max-concurrent-sessions-not-positive",
     errors="734aa2aad974",
-    when=lambda cfg: _served(cfg.model_path) and cfg.asr_max_concurrent_sessions <= 0,
+    when=lambda cfg: served(cfg.model_path) and cfg.asr_max_concurrent_sessions <= 0,
     at="asr_max_concurrent_sessions",
     message="`--asr-max-concurrent-sessions {asr_max_concurrent_sessions}` must be positive",
     fix=remove("asr_max_concurrent_sessions"),
@@ -171,7 +169,7 @@ rule(
     code="SGL708",
     name="mm-preprocess-cache-size-negative",
     errors="3fd248990b47",
-    when=lambda cfg: _served(cfg.model_path) and cfg.mm_preprocess_cache_size_mb is not None and cfg.mm_preprocess_cache_size_mb < 0,
+    when=lambda cfg: served(cfg.model_path) and cfg.mm_preprocess_cache_size_mb is not None and cfg.mm_preprocess_cache_size_mb < 0,
     at="mm_preprocess_cache_size_mb",
     message="`--mm-preprocess-cache-size-mb {mm_preprocess_cache_size_mb}` must be non-negative",
     fix=remove("mm_preprocess_cache_size_mb"),
@@ -183,7 +181,7 @@ rule(
     code="SGL709",
     name="disable-fast-image-processor-with-other-image-backend",
     errors="5563b202ede8",
-    when=lambda cfg: _served(cfg.model_path) and cfg.disable_fast_image_processor and cfg.image_processor_backend not in {"auto", "pil"},
+    when=lambda cfg: served(cfg.model_path) and cfg.disable_fast_image_processor and cfg.image_processor_backend not in {"auto", "pil"},
     at="disable_fast_image_processor",
     message="`--disable-fast-image-processor` conflicts with `--image-processor-backend {image_processor_backend}`",
     fix=remove("disable_fast_image_processor"),
@@ -196,7 +194,7 @@ rule(
     name="mm-feature-transport-cuda-vmm-with-pipeline-parallelism",
     errors="241bf11281a4",
     # encoder-only serving replaces the transport with cpu first.
-    when=lambda cfg: _served(cfg.model_path) and cfg.mm_feature_transport == "cuda_vmm" and not cfg.encoder_only and cfg.pp_size != 1,
+    when=lambda cfg: served(cfg.model_path) and cfg.mm_feature_transport == "cuda_vmm" and not cfg.encoder_only and cfg.pp_size != 1,
     at="mm_feature_transport",
     message="`--mm-feature-transport cuda_vmm` does not support pipeline parallelism (`--pp-size {pp_size}`)",
     fix=remove("mm_feature_transport"),
@@ -208,7 +206,7 @@ rule(
     code="SGL721",
     name="mm-feature-transport-cuda-ipc-multi-node",
     errors="1ade55c011af",
-    when=lambda cfg: _served(cfg.model_path) and cfg.mm_feature_transport == "cuda_ipc" and not cfg.encoder_only and cfg.nnodes != 1,
+    when=lambda cfg: served(cfg.model_path) and cfg.mm_feature_transport == "cuda_ipc" and not cfg.encoder_only and cfg.nnodes != 1,
     at="mm_feature_transport",
     message="`--mm-feature-transport cuda_ipc` only supports a single node (`--nnodes {nnodes}`)",
     fix=remove("mm_feature_transport"),
@@ -223,7 +221,7 @@ rule(
     code="SGL731",
     name="mm-process-config-not-an-object",
     errors="e233cc119b41",
-    when=lambda cfg: _served(cfg.model_path) and cfg.mm_process_config is not None
+    when=lambda cfg: served(cfg.model_path) and cfg.mm_process_config is not None
     and (config := _json(cfg.mm_process_config)) is not None and not isinstance(config, dict),
     at="mm_process_config",
     message="`--mm-process-config` must be a JSON object",
@@ -236,7 +234,7 @@ rule(
     code="SGL732",
     name="mm-process-config-modality-not-an-object",
     errors="d36e92ec71d0",
-    when=lambda cfg: _served(cfg.model_path) and cfg.mm_process_config is not None
+    when=lambda cfg: served(cfg.model_path) and cfg.mm_process_config is not None
     and isinstance(config := _json(cfg.mm_process_config), dict)
     and any(key in config and not isinstance(config[key], dict) for key in ("image", "video", "audio")),
     at="mm_process_config",
@@ -249,7 +247,7 @@ rule(
     code="SGL734",
     name="limit-mm-data-per-request-unknown-modality",
     errors="a4eb3b814c1e",
-    when=lambda cfg: _served(cfg.model_path) and cfg.limit_mm_data_per_request is not None
+    when=lambda cfg: served(cfg.model_path) and cfg.limit_mm_data_per_request is not None
     and _bad_modalities(_json(cfg.limit_mm_data_per_request)),
     at="limit_mm_data_per_request",
     message="`--limit-mm-data-per-request` names a modality other than `image`, `video` and `audio`",
@@ -261,7 +259,7 @@ rule(
     code="SGL735",
     name="watermark-in-preferred-sampling-params",
     errors="2e8086a46800",
-    when=lambda cfg: _served(cfg.model_path) and cfg.preferred_sampling_params is not None
+    when=lambda cfg: served(cfg.model_path) and cfg.preferred_sampling_params is not None
     and _holds_watermark(_json(cfg.preferred_sampling_params)),
     at="preferred_sampling_params",
     message="`watermark` is not supported in `--preferred-sampling-params`",
@@ -278,7 +276,7 @@ rule(
     code="SGL710",
     name="grpc-response-timeout-not-positive",
     errors="780fc0a5acdb",
-    when=lambda cfg: _served(cfg.model_path) and cfg.grpc_response_timeout_secs <= 0,
+    when=lambda cfg: served(cfg.model_path) and cfg.grpc_response_timeout_secs <= 0,
     at="grpc_response_timeout_secs",
     message="`--grpc-response-timeout-secs {grpc_response_timeout_secs}` must be positive",
     fix=remove("grpc_response_timeout_secs"),
@@ -290,7 +288,7 @@ rule(
     code="SGL711",
     name="grpc-port-out-of-range",
     errors="18a0cd12108c",
-    when=lambda cfg: _served(cfg.model_path) and cfg.grpc_port is not None and not 1 <= cfg.grpc_port <= 65535,
+    when=lambda cfg: served(cfg.model_path) and cfg.grpc_port is not None and not 1 <= cfg.grpc_port <= 65535,
     at="grpc_port",
     message="`--grpc-port {grpc_port}` is not between 1 and 65535",
     example="--model-path Qwen/Qwen3-8B --grpc-port 70000",
@@ -301,7 +299,7 @@ rule(
     code="SGL712",
     name="sidecar-args-without-sidecar",
     errors="5cb609a2a972",
-    when=lambda cfg: _served(cfg.model_path) and cfg.sidecar_args is not None and _json(cfg.sidecar_args) is not None and cfg.sidecar is None,
+    when=lambda cfg: served(cfg.model_path) and cfg.sidecar_args is not None and _json(cfg.sidecar_args) is not None and cfg.sidecar is None,
     at="sidecar_args",
     message="`--sidecar-args` requires `--sidecar`",
     fix=remove("sidecar_args"),
@@ -313,7 +311,7 @@ rule(
     code="SGL713",
     name="sidecar-args-not-a-list-of-strings",
     errors="7e626854ca90",
-    when=lambda cfg: _served(cfg.model_path) and cfg.sidecar_args is not None and cfg.sidecar is not None and (
+    when=lambda cfg: served(cfg.model_path) and cfg.sidecar_args is not None and cfg.sidecar is not None and (
         (args := _json(cfg.sidecar_args)) is not None
         and (not isinstance(args, list) or not all(isinstance(a, str) for a in args))
     ),
@@ -327,7 +325,7 @@ rule(
     code="SGL714",
     name="sidecar-empty",
     errors="5a1f007ca4c9",
-    when=lambda cfg: _served(cfg.model_path) and cfg.sidecar is not None and not cfg.sidecar.strip(),
+    when=lambda cfg: served(cfg.model_path) and cfg.sidecar is not None and not cfg.sidecar.strip(),
     at="sidecar",
     message="`--sidecar` must not be empty",
     fix=remove("sidecar"),
@@ -339,7 +337,7 @@ rule(
     code="SGL715",
     name="sidecar-with-legacy-grpc",
     errors="eedfab700778",
-    when=lambda cfg: _served(cfg.model_path) and cfg.sidecar is not None and cfg.sidecar.strip() and (cfg.smg_grpc_mode or cfg.grpc_mode),
+    when=lambda cfg: served(cfg.model_path) and cfg.sidecar is not None and cfg.sidecar.strip() and (cfg.smg_grpc_mode or cfg.grpc_mode),
     at=("sidecar", "smg_grpc_mode", "grpc_mode"),
     message="`--sidecar` requires SGLang's native gRPC server (`--grpc-port`); "
             "it cannot be combined with `--smg-grpc-mode`/`--grpc-mode`",
@@ -352,7 +350,7 @@ rule(
     code="SGL716",
     name="native-grpc-with-ray",
     errors="83948927a870",
-    when=lambda cfg: _served(cfg.model_path) and cfg.grpc_port is not None and not (cfg.smg_grpc_mode or cfg.grpc_mode) and cfg.use_ray,
+    when=lambda cfg: served(cfg.model_path) and cfg.grpc_port is not None and not (cfg.smg_grpc_mode or cfg.grpc_mode) and cfg.use_ray,
     at="grpc_port",
     message="`--grpc-port` is not supported with `--use-ray`: the Ray serve launch path "
             "does not start the native gRPC server",
@@ -365,7 +363,7 @@ rule(
     code="SGL717",
     name="native-grpc-with-encoder-only",
     errors="e063d789bda5",
-    when=lambda cfg: _served(cfg.model_path) and cfg.grpc_port is not None and not (cfg.smg_grpc_mode or cfg.grpc_mode) and cfg.encoder_only,
+    when=lambda cfg: served(cfg.model_path) and cfg.grpc_port is not None and not (cfg.smg_grpc_mode or cfg.grpc_mode) and cfg.encoder_only,
     at="grpc_port",
     message="`--grpc-port` is not supported with `--encoder-only`: encoder disaggregation uses its own server",
     # No fix: the Example's model is no encoder architecture, so no single removal is known to start.
@@ -377,7 +375,7 @@ rule(
     code="SGL718",
     name="native-grpc-with-tokenizer-workers",
     errors="66353c2ed5e7",
-    when=lambda cfg: _served(cfg.model_path) and cfg.grpc_port is not None and not (cfg.smg_grpc_mode or cfg.grpc_mode) and cfg.tokenizer_worker_num > 1,
+    when=lambda cfg: served(cfg.model_path) and cfg.grpc_port is not None and not (cfg.smg_grpc_mode or cfg.grpc_mode) and cfg.tokenizer_worker_num > 1,
     at="tokenizer_worker_num",
     message="native gRPC (`--grpc-port`) does not support `--tokenizer-worker-num {tokenizer_worker_num}`",
     fix=set_("tokenizer_worker_num", "1"),
@@ -390,7 +388,7 @@ rule(
     code="SGL719",
     name="native-grpc-with-api-key",
     errors="6394084052ce",
-    when=lambda cfg: _served(cfg.model_path) and cfg.grpc_port is not None and not (cfg.smg_grpc_mode or cfg.grpc_mode) and (cfg.api_key or cfg.admin_api_key),
+    when=lambda cfg: served(cfg.model_path) and cfg.grpc_port is not None and not (cfg.smg_grpc_mode or cfg.grpc_mode) and (cfg.api_key or cfg.admin_api_key),
     at=("grpc_port",),
     message="`--grpc-port` is incompatible with `--api-key`/`--admin-api-key`: "
             "the native gRPC listener bypasses HTTP auth middleware",
@@ -408,7 +406,7 @@ rule(
     code="SGL722",
     name="decode-host-receive-threshold-out-of-range",
     errors="688ec68affe0",
-    when=lambda cfg: _served(cfg.model_path) and not 0 <= cfg.disaggregation_decode_host_receive_threshold <= 1,
+    when=lambda cfg: served(cfg.model_path) and not 0 <= cfg.disaggregation_decode_host_receive_threshold <= 1,
     at="disaggregation_decode_host_receive_threshold",
     message="`--disaggregation-decode-host-receive-threshold {disaggregation_decode_host_receive_threshold}` "
             "is not between 0 and 1",
@@ -421,7 +419,7 @@ rule(
     code="SGL723",
     name="decode-host-receive-with-hisparse-or-role-switch",
     errors="48d55595a534",
-    when=lambda cfg: _served(cfg.model_path) and 0 < cfg.disaggregation_decode_host_receive_threshold < 1
+    when=lambda cfg: served(cfg.model_path) and 0 < cfg.disaggregation_decode_host_receive_threshold < 1
     and (cfg.enable_hisparse or cfg.enable_pd_role_switch),
     at="disaggregation_decode_host_receive_threshold",
     message="decode host receive (`--disaggregation-decode-host-receive-threshold "
@@ -437,7 +435,7 @@ rule(
     code="SGL724",
     name="decode-host-receive-with-cpu-tensor-retraction",
     errors="0efe70848b5e",
-    when=lambda cfg: _served(cfg.model_path) and 0 < cfg.disaggregation_decode_host_receive_threshold < 1
+    when=lambda cfg: served(cfg.model_path) and 0 < cfg.disaggregation_decode_host_receive_threshold < 1
     and cfg.disaggregation_decode_retraction_backup == "cpu_tensor",
     at="disaggregation_decode_retraction_backup",
     message="decode host KV buffering (`--disaggregation-decode-host-receive-threshold "
@@ -455,7 +453,7 @@ rule(
     code="SGL725",
     name="decode-radix-cache-with-hisparse",
     errors="f9ff80d3e92c",
-    when=lambda cfg: _served(cfg.model_path) and cfg.disaggregation_mode == "decode"
+    when=lambda cfg: served(cfg.model_path) and cfg.disaggregation_mode == "decode"
     and cfg.disaggregation_decode_enable_radix_cache and cfg.enable_hisparse,
     at="disaggregation_decode_enable_radix_cache",
     message="`--disaggregation-decode-enable-radix-cache` is incompatible with `--enable-hisparse`",
@@ -469,7 +467,7 @@ rule(
     code="SGL726",
     name="decode-radix-cache-with-fake-transfer",
     errors="5f30f064e099",
-    when=lambda cfg: _served(cfg.model_path) and cfg.disaggregation_mode == "decode"
+    when=lambda cfg: served(cfg.model_path) and cfg.disaggregation_mode == "decode"
     and cfg.disaggregation_decode_enable_radix_cache and cfg.disaggregation_transfer_backend == "fake",
     at="disaggregation_decode_enable_radix_cache",
     message="`--disaggregation-decode-enable-radix-cache` is incompatible with "
@@ -484,7 +482,7 @@ rule(
     code="SGL727",
     name="prefill-with-fake-transfer",
     errors="e6255b3a7e1e",
-    when=lambda cfg: _served(cfg.model_path) and cfg.disaggregation_mode == "prefill"
+    when=lambda cfg: served(cfg.model_path) and cfg.disaggregation_mode == "prefill"
     and cfg.disaggregation_transfer_backend == "fake",
     at="disaggregation_transfer_backend",
     message="a prefill server (`--disaggregation-mode prefill`) does not support "
@@ -500,7 +498,7 @@ rule(
     errors="7362947eab83",
     # Of the features SGLang lists, the two every release reads as written (nothing before the
     # PD step resolves pp_size or dcp_size); DP attention, EP and a2a are resolved on the way.
-    when=lambda cfg: _served(cfg.model_path) and cfg.disaggregation_mode in ("prefill", "decode")
+    when=lambda cfg: served(cfg.model_path) and cfg.disaggregation_mode in ("prefill", "decode")
     and cfg.enable_pd_role_switch and (cfg.pp_size > 1 or cfg.dcp_size > 1),
     at="enable_pd_role_switch",
     message="`--enable-pd-role-switch` does not rebuild role-specific state for "
@@ -517,7 +515,7 @@ rule(
     code="SGL728",
     name="prefix-mm-cache-without-encoder-only",
     errors="e13990568b2b",
-    when=lambda cfg: _served(cfg.model_path) and cfg.enable_prefix_mm_cache and not cfg.encoder_only,
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_prefix_mm_cache and not cfg.encoder_only,
     at="enable_prefix_mm_cache",
     message="`--enable-prefix-mm-cache` requires `--encoder-only`",
     fix=remove("enable_prefix_mm_cache"),
@@ -529,7 +527,7 @@ rule(
     code="SGL729",
     name="encoder-only-with-language-only",
     errors="429bd449efeb",
-    when=lambda cfg: _served(cfg.model_path) and cfg.encoder_only and cfg.language_only,
+    when=lambda cfg: served(cfg.model_path) and cfg.encoder_only and cfg.language_only,
     at=("language_only", "encoder_only"),
     message="`--encoder-only` and `--language-only` cannot be set together",
     example="--model-path Qwen/Qwen3-8B --encoder-only --language-only",
@@ -540,7 +538,7 @@ rule(
     code="SGL730",
     name="encoder-only-with-pd-disaggregation",
     errors="c7fd81f42a06",
-    when=lambda cfg: _served(cfg.model_path) and cfg.encoder_only and cfg.disaggregation_mode != "null",
+    when=lambda cfg: served(cfg.model_path) and cfg.encoder_only and cfg.disaggregation_mode != "null",
     at="disaggregation_mode",
     message="`--encoder-only` cannot be set with `--disaggregation-mode {disaggregation_mode}`",
     example="--model-path Qwen/Qwen3-8B --encoder-only --disaggregation-mode prefill",

@@ -1,0 +1,27 @@
+"""What many catalogue rules ask of a launch, said once. Helpers take values, not cfg,
+so that a rule's reads (computed from its condition) name every flag they look at."""
+
+from __future__ import annotations
+
+import json
+
+from autofix.model import Unresolvable
+
+
+def served(model_path: object) -> bool:
+    """Whether SGLang runs its model-dependent steps: a model path other than `none` or
+    `dummy` (its resolve pipeline returns before the later handlers for those)."""
+    if not isinstance(model_path, str):
+        raise Unresolvable("model path not known")
+    return model_path.lower() not in ("none", "dummy")
+
+
+def json_value(text: object) -> object:
+    """A `json.loads`-typed option's value as SGLang decodes it (None when absent);
+    unknown when it does not decode (argparse refuses it first, with another error)."""
+    if text is None or not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise Unresolvable("not JSON") from None
