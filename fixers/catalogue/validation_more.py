@@ -1,0 +1,181 @@
+"""Catalogue rules: more general validation. The `--cuda-graph-config` JSON
+(`parse_cuda_graph_config_arg` in `model_executor/cuda_graph_config.py`, and
+`validate_cuda_graph_config` / `finalize_cuda_graph_prefill_max_context` in
+`cuda_graph_hook.py`), the `--lora-paths` values (`LoRAPathAction` in `argparse_actions.py`),
+`handle_other_validations` in `serving_hook.py`, and `check_server_args`,
+`check_watermark_server_args`, `check_two_batch_overlap` and `check_load_publish_args` in
+`validation_hook.py`; in 0.5.17/0.5.18 the hooks' checks live in `server_args.py`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from autofix.model import Unresolvable
+from autofix.rules import remove, rule
+
+from ._common import json_value, served
+
+# Helpers take values, not cfg, so that a rule's reads name every flag they look at.
+
+
+# -- --cuda-graph-config (parse_cuda_graph_config_arg: argparse's type for the option) -------
+
+_PHASES = ("decode", "prefill")
+# The keys a phase takes in some release: 0.5.17-0.5.21 also take tc_compiler, 0.5.21 added
+# prefill's max_context_size and max_seq_len. A key no release takes is refused by every one.
+_KEYS_IN_SOME = {
+    "decode": ("backend", "max_bs", "bs", "tc_compiler"),
+    "prefill": ("backend", "max_bs", "bs", "tc_compiler", "max_context_size", "full_prefill_max_req",
+                "full_prefill_prefix_chunk_tokens", "max_seq_len"),
+}
+_KEYS_IN_EVERY = {
+    "decode": ("backend", "max_bs", "bs"),
+    "prefill": ("backend", "max_bs", "bs", "full_prefill_max_req", "full_prefill_prefix_chunk_tokens"),
+}
+# ALLOWED_BACKENDS_PER_PHASE: tc_piecewise up to 0.5.21 (0.5.22 refuses it while parsing).
+_BACKENDS = ("full", "breakable", "disabled", "tc_piecewise")
+
+
+def _graph_config_error(text: object) -> str | None:
+    """The first refusal of `parse_cuda_graph_config_arg` for text, walking it as SGLang does:
+    "json", "object", "phase", "phase-object", "key"; None when every release parses it.
+    Unknown where releases differ (a tc_piecewise backend, a key only some releases take)."""
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise Unresolvable("not text")
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return "json"
+    if not isinstance(parsed, dict):
+        return "object"
+    for phase, settings in parsed.items():
+        if phase not in _PHASES:
+            return "phase"
+        if not isinstance(settings, dict):
+            return "phase-object"
+        if "backend" in settings and settings["backend"] == "tc_piecewise":
+            raise Unresolvable("0.5.22 refuses tc_piecewise here, earlier releases go on")
+        for key in settings:
+            if key not in _KEYS_IN_SOME[phase]:
+                return "key"
+            if key not in _KEYS_IN_EVERY[phase]:
+                raise Unresolvable("a key some releases take")
+    return None
+
+
+def _graph_backends(text: object) -> list[object]:
+    """The backends a parsed --cuda-graph-config names, phase by phase."""
+    config = json_value(text) or {}
+    return [settings["backend"] for settings in config.values() if "backend" in settings]
+
+
+def _prefill_max_context(flag: object, text: object) -> int | None:
+    """The prefill CUDA graph max context size `parse_cuda_graph_config` resolves: the JSON's
+    prefill max_context_size over --cuda-graph-prefill-max-context."""
+    prefill = (json_value(text) or {}).get("prefill", {})
+    value = prefill["max_context_size"] if "max_context_size" in prefill else _int(flag)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise Unresolvable("not an integer")
+    return value
+
+
+def _int(text: object) -> int | None:
+    """A `human_readable_int` option's value, read as a plain decimal (unknown otherwise)."""
+    if text is None or isinstance(text, int):
+        return text
+    try:
+        return int(str(text))
+    except ValueError:
+        raise Unresolvable("not a plain integer") from None
+
+
+rule(
+    code="SGL850",
+    name="cuda-graph-config-not-json",
+    errors="755b00de654c",
+    when=lambda cfg: _graph_config_error(cfg.cuda_graph_config) == "json",
+    at="cuda_graph_config",
+    message="`--cuda-graph-config {cuda_graph_config}` is not JSON",
+    example="--model-path Qwen/Qwen3-8B --cuda-graph-config '{decode: {max_bs: 8}}'",
+    near_miss="--model-path Qwen/Qwen3-8B --cuda-graph-config '{\"decode\": {\"max_bs\": 8}}'",
+)
+
+rule(
+    code="SGL851",
+    name="cuda-graph-config-not-an-object",
+    errors="07f29ad4b7f5",
+    when=lambda cfg: _graph_config_error(cfg.cuda_graph_config) == "object",
+    at="cuda_graph_config",
+    message="`--cuda-graph-config {cuda_graph_config}` must be a JSON object of phase settings",
+    example="--model-path Qwen/Qwen3-8B --cuda-graph-config '[{\"max_bs\": 8}]'",
+    near_miss="--model-path Qwen/Qwen3-8B --cuda-graph-config '{\"decode\": {\"max_bs\": 8}}'",
+)
+
+rule(
+    code="SGL852",
+    name="cuda-graph-config-unknown-phase",
+    errors="4abcd9baa886",
+    when=lambda cfg: _graph_config_error(cfg.cuda_graph_config) == "phase",
+    at="cuda_graph_config",
+    message="`--cuda-graph-config {cuda_graph_config}` names a phase other than `decode` and `prefill`",
+    example="--model-path Qwen/Qwen3-8B --cuda-graph-config '{\"extend\": {\"max_bs\": 8}}'",
+    near_miss="--model-path Qwen/Qwen3-8B --cuda-graph-config '{\"prefill\": {\"max_bs\": 8}}'",
+)
+
+rule(
+    code="SGL853",
+    name="cuda-graph-config-phase-not-an-object",
+    errors="335a6f44a799",
+    when=lambda cfg: _graph_config_error(cfg.cuda_graph_config) == "phase-object",
+    at="cuda_graph_config",
+    message="`--cuda-graph-config {cuda_graph_config}`: each phase's settings must be a JSON object",
+    example="--model-path Qwen/Qwen3-8B --cuda-graph-config '{\"decode\": \"full\"}'",
+    near_miss="--model-path Qwen/Qwen3-8B --cuda-graph-config '{\"decode\": {\"backend\": \"full\"}}'",
+)
+
+rule(
+    code="SGL854",
+    name="cuda-graph-config-unknown-key",
+    errors="bc380301f281",
+    when=lambda cfg: _graph_config_error(cfg.cuda_graph_config) == "key",
+    at="cuda_graph_config",
+    message="`--cuda-graph-config {cuda_graph_config}` holds a key its phase does not take "
+    "(decode: backend, max_bs, bs; prefill also max_context_size, full_prefill_max_req, ...)",
+    example="--model-path Qwen/Qwen3-8B --cuda-graph-config '{\"decode\": {\"max_batch_size\": 8}}'",
+    near_miss="--model-path Qwen/Qwen3-8B --cuda-graph-config '{\"decode\": {\"max_bs\": 8}}'",
+)
+
+# validate_cuda_graph_config, in handle_cuda_graph_config: a backend the JSON sets is locked,
+# so no handler before it replaces the backend.
+rule(
+    code="SGL855",
+    name="cuda-graph-config-unknown-backend",
+    errors="bc86f2601c64",
+    when=lambda cfg: _graph_config_error(cfg.cuda_graph_config) is None
+    and any(b not in _BACKENDS for b in _graph_backends(cfg.cuda_graph_config)) and served(cfg.model_path),
+    at="cuda_graph_config",
+    message="`--cuda-graph-config {cuda_graph_config}` names a backend other than full, breakable and disabled",
+    example="--model-path Qwen/Qwen3-8B --cuda-graph-config '{\"decode\": {\"backend\": \"eager\"}}'",
+    near_miss="--model-path Qwen/Qwen3-8B --cuda-graph-config '{\"decode\": {\"backend\": \"disabled\"}}'",
+)
+
+# finalize_cuda_graph_prefill_max_context: the model's context length is --context-length when
+# it is given (a longer one than the checkpoint's is refused first, or allowed by an env var).
+rule(
+    code="SGL856",
+    name="cuda-graph-prefill-max-context-above-context-length",
+    errors="10efaaf22c69",
+    when=lambda cfg: _graph_config_error(cfg.cuda_graph_config) is None and _int(cfg.context_length) is not None
+    and _int(cfg.context_length) > 0
+    and (_prefill_max_context(cfg.cuda_graph_prefill_max_context, cfg.cuda_graph_config) or 0)
+    > _int(cfg.context_length) and served(cfg.model_path),
+    at=("cuda_graph_prefill_max_context", "context_length"),
+    message="`--cuda-graph-prefill-max-context {cuda_graph_prefill_max_context}` exceeds the model's "
+    "context length (`--context-length {context_length}`)",
+    fix=remove("cuda_graph_prefill_max_context"),
+    example="--model-path Qwen/Qwen3-8B --context-length 4096 --cuda-graph-prefill-max-context 65536",
+    near_miss="--model-path Qwen/Qwen3-8B --context-length 4096 --cuda-graph-prefill-max-context 4096",
+)
