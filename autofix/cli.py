@@ -235,18 +235,16 @@ def _explain(word: str) -> int:
     if fx is None:
         click.echo(f"autofix: unknown fixer code or name: {word}", err=True)
         return EXIT_ERROR
-    from importlib import resources
+    from autofix.knowledge.records import build, stored
 
     click.echo(f"{fx.code} ({fx.name})")
     click.echo(f"record {fx.record}; SGLang {fx.releases[0]} to {fx.releases[1]}")
     click.echo(f"message pattern: {fx.pattern}")
     click.echo("")
     click.echo(fx.doc)
-    record = resources.files("autofix.knowledge").joinpath(f"records/{fx.record}.json")
-    if record.is_file():
-        click.echo("")
-        click.echo("## Error record")
-        click.echo(record.read_text(encoding="utf-8").rstrip())
+    click.echo("")
+    click.echo("## Error record")
+    click.echo(json.dumps(stored(fx.record) or build(fx), indent=2, ensure_ascii=False))
     return EXIT_CLEAN
 
 

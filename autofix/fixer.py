@@ -106,19 +106,38 @@ def fixer(
     code: str,
     name: str,
     record: str,
-    pattern: str,
-    releases: tuple[str, str],
+    errors: tuple[str, ...] = (),
+    pattern: str | None = None,
+    releases: tuple[str, str] | None = None,
     default: bool = True,
     variants: tuple[str, ...] = (),
     preceded_by: tuple[str, ...] = (),
     gpu: bool = False,
-    errors: tuple[str, ...] = (),
 ) -> Callable[[Check], Check]:
-    """Register a check function as a fixer. errors: the catalogue ids it reports, where its
-    pattern alone does not name them (argparse's generic wording)."""
+    """Register a check function as a fixer of the catalogue errors it names.
+
+    Its patterns and release range are those of its errors in the catalogue (the
+    record, `knowledge/records/<record>.json`, is generated from the same). `pattern`
+    narrows a generic message to the case this fixer reports (argparse's
+    `unrecognized arguments: None`); `releases` narrows the range where the check
+    itself holds in fewer releases. A warning SGLang prints, which the catalogue of
+    errors does not hold, gives both and no errors."""
+    from autofix.knowledge import catalogue
+
+    found = catalogue.patterns(errors)
+    span = catalogue.first_and_last(errors) if errors else None
+    if errors and (span is None or len(found) == 0):
+        raise ValueError(f"{code}: no catalogue of any release holds {', '.join(errors)}")
+    if pattern is None and not found:
+        raise ValueError(f"{code}: names no catalogue error and gives no pattern")
+    patterns = (pattern, *variants) if pattern is not None else (*found, *variants)
+    span = releases or span
+    if span is None:
+        raise ValueError(f"{code}: names no catalogue error and gives no releases")
 
     def register_check(check: Check) -> Check:
-        register(Fixer(code, name, record, pattern, releases, check, default, variants, preceded_by, gpu, errors))
+        register(Fixer(code, name, record, patterns[0], span, check, default, tuple(dict.fromkeys(patterns[1:])),
+                       preceded_by, gpu, tuple(errors)))
         return check
 
     return register_check

@@ -69,8 +69,7 @@ MAX_UNPINNED_ABBREVIATION = 7
     code="SGL102",
     name="ambiguous-option-prefix",
     record="c2f7428e6af6b187",
-    pattern=r"ambiguous option: (.+?) could match (.+?)",
-    releases=("0.5.17", "0.5.23"),
+    errors=("3ba756a8c88a",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if not parsed_by_sglang(launch):

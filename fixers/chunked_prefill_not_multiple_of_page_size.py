@@ -50,8 +50,7 @@ from autofix.model import Launch
     code="SGL029",
     name="chunked-prefill-not-multiple-of-page-size",
     record="652bac872995b391",
-    pattern=r"chunked_prefill_size must be divisible by page_size",
-    releases=("0.5.17", "0.5.23"),
+    errors=("b533b4fb2053",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     chunk_flag = launch.flag("chunked_prefill_size")

@@ -84,8 +84,7 @@ def _may_hold_flags(launch: Launch) -> bool:
     code="SGL121",
     name="config-file-ignored",
     record="2c828e8990fe3dde",
-    pattern=r"the following arguments are required: (.+?)",
-    releases=("0.5.17", "0.5.23"),
+    errors=("38765e3f08a4",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if not parsed_by_sglang(launch):

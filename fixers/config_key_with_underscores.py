@@ -69,8 +69,7 @@ def dashed(launch: Launch, flag: Flag) -> str | None:
     code="SGL120",
     name="config-key-with-underscores",
     record="0d3078e2edd03c4b",
-    pattern=r"unrecognized arguments: (.+?)",
-    releases=("0.5.17", "0.5.23"),
+    errors=("193df441b30b",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if not parsed_by_sglang(launch):

@@ -70,8 +70,8 @@ def null_value(flag: Flag) -> Arg | None:
     code="SGL123",
     name="config-key-without-value",
     record="bc480e472cfd30ef",
+    errors=("bfbe161989bf", "193df441b30b", "5368527bc7dd"),
     pattern=r"argument (.+?): invalid (.+?) value: 'None'",
-    releases=("0.5.17", "0.5.23"),
     # A switch; and `--context-length` (SGLang's human_readable_int words its own error).
     variants=(r"unrecognized arguments: None", r"argument (.+?): Invalid integer value: 'None'"),
 )

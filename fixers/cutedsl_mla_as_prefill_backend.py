@@ -48,8 +48,7 @@ CUTEDSL = "cutedsl_mla"
     code="SGL021",
     name="cutedsl-mla-as-prefill-backend",
     record="7661951110674ea8",
-    pattern=r"CuteDSL MLA only supports decoding for now",
-    releases=("0.5.17", "0.5.23"),
+    errors=("3e9c90821f3a",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     prefill = launch.flag("prefill_attention_backend")

@@ -54,8 +54,7 @@ def names(release: str | None) -> tuple[str, ...]:
     code="SGL202",
     name="cutedsl-mla-on-non-sm100-gpu",
     record="da6f09da9ac64a7e",
-    pattern=r"CuteDSL MLA backend is only supported on Blackwell GPUs \(SM100\)\. Please use a different backend\.",
-    releases=("0.5.17", "0.5.23"),
+    errors=("c516e669eff6",),
     gpu=True,
 )
 def check(launch: Launch) -> Iterator[Finding]:

@@ -41,11 +41,7 @@ ALL_TO_ALL = ("a2a", "fi_a2a")
     code="SGL010",
     name="dcp-comm-backend-without-dcp",
     record="6af928874d12c258",
-    pattern=(
-        r"--dcp-comm-backend (.+?) only affects the decode context-parallel attention reduction and therefore "
-        r"requires --dcp-size / --decode-context-parallel-size > 1, but got dcp_size=(.+?)\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("d06e372f365a",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     backend = launch.flag("dcp_comm_backend")

@@ -45,19 +45,8 @@ from autofix.model import Launch
     code="SGL203",
     name="dcp-fi-a2a-on-non-cuda-gpu",
     record="a6afb8989b1c25db",
-    pattern=(
-        r"--dcp-comm-backend fi_a2a delegates the exchange to FlashInfer's MNNVL All-to-All kernel, which "
-        r"requires Blackwell and a DCP group within one MNNVL domain\. Use 'a2a' or 'ag_rs' elsewhere, "
-        r"or leave the flag unset to resolve it\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("009e8204ed15", "ca303180db7c"),
     gpu=True,
-    # 0.5.17 to 0.5.19.
-    variants=(
-        r"--dcp-comm-backend fi_a2a delegates the exchange to FlashInfer's MNNVL All-to-All kernel, which "
-        r"requires an NVIDIA CUDA platform with SM90\+ and MNNVL fabric memory \(e\.g\. GB200 NVL72\)\. "
-        r"The authoritative fabric probe runs at model-runner init; use 'a2a' or 'ag_rs' on clusters without MNNVL\.",
-    ),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     gpu = launch.gpu

@@ -50,11 +50,7 @@ ALL_TO_ALL = ("a2a", "fi_a2a")
     code="SGL012",
     name="dcp-replicate-q-proj-with-ag-rs",
     record="0b75c5520da17579",
-    pattern=(
-        r"--dcp-replicate-q-proj only applies to the a2a/fi_a2a DCP communication backend "
-        r"\(it removes the head-dim Q all-gather\); got --dcp-comm-backend=(.+?)\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("f0a6a126ed5d",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     replicate = launch.flag("dcp_replicate_q_proj")

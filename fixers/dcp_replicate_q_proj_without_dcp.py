@@ -40,8 +40,7 @@ from autofix.model import Launch
     code="SGL011",
     name="dcp-replicate-q-proj-without-dcp",
     record="4884b2d7c455c2f0",
-    pattern=r"--dcp-replicate-q-proj requires --dcp-size > 1\.",
-    releases=("0.5.17", "0.5.23"),
+    errors=("eccca56451cd",),
     # The dcp_size and --dcp-comm-backend checks come first in the same function.
     preceded_by=("9e1b004cfc786510", "6af928874d12c258"),
 )

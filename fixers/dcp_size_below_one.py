@@ -38,11 +38,7 @@ from autofix.model import Launch
     code="SGL013",
     name="dcp-size-below-one",
     record="9e1b004cfc786510",
-    pattern=(
-        r"Decode context parallel size \(--dcp-size / --decode-context-parallel-size\) must be >= 1, "
-        r"but got dcp_size=(.+?)\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("0c320d3aed4a",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     dcp = launch.flag("dcp_size")

@@ -52,11 +52,7 @@ def supported(release: str | None) -> tuple[str, ...]:
     code="SGL023",
     name="deterministic-inference-unsupported-attention-backend",
     record="a4c2fa6893372e2b",
-    pattern=(
-        r"Currently only (.+?) attention backends are supported for deterministic inference, "
-        r"but you explicitly specified '(.+?)'\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("e43cbc067d5b",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if launch.value("enable_deterministic_inference") is not True:

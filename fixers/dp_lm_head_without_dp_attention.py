@@ -47,8 +47,7 @@ from autofix.model import Launch
     code="SGL019",
     name="dp-lm-head-without-dp-attention",
     record="35b61a16f17bd382",
-    pattern=r"Please enable dp attention when setting enable_dp_lm_head\. ",
-    releases=("0.5.17", "0.5.21"),
+    errors=("c114f9ad37b8",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     lm_head = launch.flag("enable_dp_lm_head")

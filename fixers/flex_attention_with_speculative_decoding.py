@@ -41,8 +41,7 @@ FLEX = "flex_attention"
     code="SGL027",
     name="flex-attention-with-speculative-decoding",
     record="82c0282bbc16d7d2",
-    pattern=r"Speculative decoding is currently not supported with Flex Attention backend",
-    releases=("0.5.17", "0.5.23"),
+    errors=("91b2766bddb0",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if attention_backend(launch) != FLEX or launch.flag("speculative_algorithm") is None:

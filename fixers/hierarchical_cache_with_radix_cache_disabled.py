@@ -41,11 +41,7 @@ from autofix.model import Launch
     code="SGL016",
     name="hierarchical-cache-with-radix-cache-disabled",
     record="9b177de7f3bee551",
-    pattern=(
-        r"The arguments enable-hierarchical-cache and disable-radix-cache are mutually exclusive "
-        r"and cannot be used at the same time\. Please use only one of them\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("ff9429d44e1a",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     hicache = launch.flag("enable_hierarchical_cache")

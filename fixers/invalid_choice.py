@@ -58,8 +58,7 @@ def _normal(word: str) -> str:
     code="SGL100",
     name="invalid-choice",
     record="55c96945ab50f827",
-    pattern=r"argument (.+?): invalid choice: (.+?) \(choose from (.+?)\)",
-    releases=("0.5.17", "0.5.23"),
+    errors=("f0ed208294ae",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if not parsed_by_sglang(launch):

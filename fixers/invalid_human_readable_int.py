@@ -69,11 +69,6 @@ def refusal(value: str) -> str | None:
     code="SGL111",
     name="invalid-human-readable-int",
     record="5368527bc7dd",
-    pattern=(r"Invalid integer value: '(.+?)'\. Use a plain integer, SI suffixes \(1k, 1M\), or IEC suffixes "
-             r"\(1Ki, 1Mi\)\. Suffixes are case\-sensitive\."),
-    releases=("0.5.17", "0.5.23"),
-    variants=(r"Decimals are not allowed with IEC suffixes like '(.+?)'\. Use an integer IEC value such as "
-              r"'(.+?)', or an SI value such as '(.+?)'\.",),
     errors=("5368527bc7dd", "02a2a12f82e8"),
 )
 def check(launch: Launch) -> Iterator[Finding]:

@@ -54,8 +54,6 @@ def not_json(value: str) -> bool:
     code="SGL112",
     name="invalid-json-list",
     record="7a88b57ee47a",
-    pattern=r"Invalid JSON list: (.+?)\. Please provide a valid JSON list\.",
-    releases=("0.5.17", "0.5.23"),
     errors=("7a88b57ee47a",),
 )
 def check(launch: Launch) -> Iterator[Finding]:

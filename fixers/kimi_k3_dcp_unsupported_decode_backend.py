@@ -51,13 +51,7 @@ def supported(release: str | None) -> tuple[str, ...]:
     code="SGL003",
     name="kimi-k3-dcp-unsupported-decode-backend",
     record="2311bd20282a9819",
-    pattern=r"Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla' or 'tokenspeed_mla', got (.+?)\.",
-    releases=("0.5.17", "0.5.23"),
-    # 0.5.20 to 0.5.22 accept aiter too, and say so; 0.5.23 reads tokenspeed_mla as cutedsl_mla.
-    variants=(
-        r"Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla', 'tokenspeed_mla' or 'aiter', got (.+?)\.",
-        r"Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla' or 'aiter', got (.+?)\.",
-    ),
+    errors=("38c11f74f598", "d6b85062cbce", "711e37743214"),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if launch.model.is_kimi_k3 is not True:

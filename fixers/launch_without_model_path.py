@@ -45,8 +45,6 @@ from autofix.model import Launch
     code="SGL109",
     name="launch-without-model-path",
     record="38765e3f08a4",
-    pattern=r"the following arguments are required: (.+?)",
-    releases=("0.5.17", "0.5.23"),
     errors=("38765e3f08a4",),
 )
 def check(launch: Launch) -> Iterator[Finding]:

@@ -45,12 +45,7 @@ FLASHINFER = "flashinfer"
     code="SGL028",
     name="multi-item-scoring-without-flashinfer",
     record="2eff99e0590d1afd",
-    pattern=(
-        r"Multi-item scoring requires flashinfer attention backend for custom attention mask support\. "
-        r"Please set --attention-backend flashinfer when using --enable-mis\. "
-        r"Current backends: prefill=(.+?), decode=(.+?)"
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("081e5f6d18b6",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if launch.value("enable_mis") is not True:

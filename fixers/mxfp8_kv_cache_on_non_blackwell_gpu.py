@@ -39,11 +39,7 @@ from autofix.model import Launch
     code="SGL204",
     name="mxfp8-kv-cache-on-non-blackwell-gpu",
     record="653fb885f1351055",
-    pattern=(
-        r"--kv-cache-dtype mxfp8 requires an SM100\+ \(Blackwell\) GPU for the block-scaled operands "
-        r"used by the FA4 MXFP8 attention path\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("fee7fd9c39b1",),
     gpu=True,
 )
 def check(launch: Launch) -> Iterator[Finding]:

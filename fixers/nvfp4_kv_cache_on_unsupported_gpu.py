@@ -48,11 +48,7 @@ FP4_MLA_BACKENDS = ("flashinfer",)
     code="SGL205",
     name="nvfp4-kv-cache-on-unsupported-gpu",
     record="a68d41a30d66ba0e",
-    pattern=(
-        r"--kv-cache-dtype=nvfp4 requires Blackwell SM100 or SM120\. "
-        r"Use --kv-cache-dtype=fp4_mx_block16 for the block-size-16 FP4 recipe\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("464e1fadea3b",),
     gpu=True,
 )
 def check(launch: Launch) -> Iterator[Finding]:

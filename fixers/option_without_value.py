@@ -52,9 +52,6 @@ NEEDS_A_VALUE = {None: "expected one argument", "+": "expected at least one argu
     code="SGL107",
     name="option-without-value",
     record="27657d7a9747",
-    pattern=r"argument (.+?): expected one argument",
-    releases=("0.5.17", "0.5.23"),
-    variants=(r"argument (.+?): expected at least one argument",),
     errors=("27657d7a9747", "3c3a1f7390b8"),
 )
 def check(launch: Launch) -> Iterator[Finding]:

@@ -42,8 +42,7 @@ from autofix.model import Launch
     code="SGL015",
     name="priority-retraction-without-priority-scheduling",
     record="30d47f6219b5ed9d",
-    pattern=r"--retraction-policy priority requires --enable-priority-scheduling",
-    releases=("0.5.17", "0.5.23"),
+    errors=("9e8f08dc77e3",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     policy = launch.flag("retraction_policy")

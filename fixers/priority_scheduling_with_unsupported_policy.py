@@ -45,8 +45,7 @@ SUPPORTED = ("fcfs", "lof")
     code="SGL014",
     name="priority-scheduling-with-unsupported-policy",
     record="2313ef60e1a3e79f",
-    pattern=r"To use priority scheduling, schedule_policy must be 'fcfs' or 'lof'\. '(.+?)' is not supported\.",
-    releases=("0.5.17", "0.5.23"),
+    errors=("a695835b8128",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if launch.value("enable_priority_scheduling") is not True:

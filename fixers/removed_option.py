@@ -73,10 +73,9 @@ def replacement(old: Option, table: OptionTable, flag: Flag) -> Option | None:
     code="SGL103",
     name="removed-option",
     record="d1cf99ee3db93c89",
-    pattern=r"unrecognized arguments: (.+?)",
+    errors=("193df441b30b", "3ba756a8c88a"),
     # 0.5.17 -> 0.5.19 removed only --torchao-config, which unknown-option reports there.
     releases=(FIRST, "0.5.23"),
-    variants=(r"ambiguous option: (.+?) could match (.+?)",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if launch.release is None or not parsed_by_sglang(launch):

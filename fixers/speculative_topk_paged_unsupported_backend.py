@@ -56,11 +56,7 @@ FORCE_PAGES = ("flashmla", "trtllm_mla", "tokenspeed_mla", "cutedsl_mla", "hpc_o
     code="SGL025",
     name="speculative-topk-paged-unsupported-backend",
     record="0474a432a886a717",
-    pattern=(
-        r"speculative_eagle_topk > 1 with page_size > 1 is only supported on (.+?); "
-        r"got attention_backend=(.+?)\. Use page_size == 1 or one of those backends\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("4f1496bd3916",),
     preceded_by=("6768e5f4237366c9",),
 )
 def check(launch: Launch) -> Iterator[Finding]:

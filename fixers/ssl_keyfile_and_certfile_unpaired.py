@@ -40,10 +40,7 @@ from autofix.model import Launch
     code="SGL018",
     name="ssl-keyfile-and-certfile-unpaired",
     record="d36b75c95b60c86d",
-    pattern=r"--ssl-keyfile requires --ssl-certfile to be specified as well\.",
-    releases=("0.5.17", "0.5.23"),
-    # The same check, for a certificate without its key.
-    variants=(r"--ssl-certfile requires --ssl-keyfile to be specified as well\.",),
+    errors=("2628e81d42b1", "eabb1aba4756"),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     key, cert = launch.flag("ssl_keyfile"), launch.flag("ssl_certfile")

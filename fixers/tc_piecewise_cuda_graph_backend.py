@@ -53,8 +53,6 @@ PARSER = "parse_cuda_graph_backend_arg"  # the options' type in SGLang's option 
     code="SGL110",
     name="tc-piecewise-cuda-graph-backend",
     record="5d0c21a1d790",
-    pattern=r"tc_piecewise was removed; select breakable, full, or disabled",
-    releases=("0.5.22", "0.5.23"),
     errors=("5d0c21a1d790",),
 )
 def check(launch: Launch) -> Iterator[Finding]:

@@ -42,11 +42,7 @@ from autofix.model import Launch
     code="SGL017",
     name="tokenizer-batch-encode-with-dynamic-batch-tokenizer",
     record="14a665aeecb0b068",
-    pattern=(
-        r"Cannot enable both --enable-tokenizer-batch-encode and --enable-dynamic-batch-tokenizer\. "
-        r"Please choose one tokenizer batching approach\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("b24a3bbb5477",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     batch_encode = launch.flag("enable_tokenizer_batch_encode")

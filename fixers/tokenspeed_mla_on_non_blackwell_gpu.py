@@ -46,8 +46,7 @@ TOKENSPEED = "tokenspeed_mla"
     code="SGL201",
     name="tokenspeed-mla-on-non-blackwell-gpu",
     record="8272f32e3d6d03fa",
-    pattern=r"tokenspeed_mla backend is only supported on Blackwell GPUs \(SM100/SM12x\)\.",
-    releases=("0.5.17", "0.5.22"),
+    errors=("3c47ce472dd0",),
     gpu=True,
     # The trtllm_mla check of the same function runs first.
     preceded_by=("2f8960a21401c198",),

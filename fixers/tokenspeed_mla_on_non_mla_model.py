@@ -46,8 +46,7 @@ BACKENDS = ("attention_backend", "decode_attention_backend", "prefill_attention_
     code="SGL002",
     name="tokenspeed-mla-on-non-mla-model",
     record="1f2bd480c921bf78",
-    pattern=r"tokenspeed_mla backend can only be used with MLA models\.",
-    releases=("0.5.17", "0.5.22"),
+    errors=("4c7cbc3cee5f",),
     # With the default KV cache dtype, the kv check at config time fails first.
     preceded_by=("50f82a4b5a705b9a",),
 )

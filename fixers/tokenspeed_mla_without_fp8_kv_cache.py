@@ -49,8 +49,7 @@ TOKENSPEED = "tokenspeed_mla"
     code="SGL001",
     name="tokenspeed-mla-without-fp8-kv-cache",
     record="50f82a4b5a705b9a",
-    pattern=r"tokenspeed_mla backend requires kv-cache-dtype=fp8_e4m3, got (.+?)\.",
-    releases=("0.5.17", "0.5.22"),
+    errors=("2c1ac6513cd3",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     backends = [

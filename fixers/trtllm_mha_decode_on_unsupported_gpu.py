@@ -45,11 +45,7 @@ TRTLLM_MHA = "trtllm_mha"
     code="SGL207",
     name="trtllm-mha-decode-on-unsupported-gpu",
     record="7da3adac273dc739",
-    pattern=(
-        r"TRTLLM MHA backend for decode is only supported on Hopper \(SM90\), Blackwell \(SM100\) and \(SM120\) GPUs\. "
-        r"Please use a different decode backend\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("2de8667d88e2",),
     gpu=True,
 )
 def check(launch: Launch) -> Iterator[Finding]:

@@ -55,17 +55,8 @@ def prefill_runs_on(gpu: Gpu, release: str | None) -> bool:
     code="SGL206",
     name="trtllm-mha-prefill-on-unsupported-gpu",
     record="5128090d0009c5c2",
-    pattern=(
-        r"TRTLLM MHA backend for prefill requires Hopper \(SM90\), Blackwell \(SM100\), or SM120 GPUs\. "
-        r"Please use a different prefill backend\."
-    ),
-    releases=("0.5.17", "0.5.23"),
+    errors=("d99bf785b619", "1219aa9ed143"),
     gpu=True,
-    # 0.5.17 and 0.5.18, where only SM100 runs it.
-    variants=(
-        r"TRTLLM MHA backend for prefill is only supported on Blackwell GPUs \(SM100\)\. "
-        r"Please use a different prefill backend\.",
-    ),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     gpu = launch.gpu

@@ -50,8 +50,7 @@ TRTLLM_MHA = "trtllm_mha"
     code="SGL024",
     name="trtllm-mha-speculative-topk-above-one",
     record="6768e5f4237366c9",
-    pattern=r"trtllm_mha backend only supports topk = 1 for speculative decoding\.",
-    releases=("0.5.17", "0.5.23"),
+    errors=("40cf93dd136a",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if launch.flag("speculative_eagle_topk") is None:

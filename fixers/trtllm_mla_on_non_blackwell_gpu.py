@@ -44,8 +44,7 @@ TRTLLM_MLA = "trtllm_mla"
     code="SGL200",
     name="trtllm-mla-on-non-blackwell-gpu",
     record="2f8960a21401c198",
-    pattern=r"TRTLLM MLA backend is only supported on Blackwell GPUs \(SM100/SM12x\)\. Please use a different backend\.",
-    releases=("0.5.17", "0.5.23"),
+    errors=("c11324526c79",),
     gpu=True,
 )
 def check(launch: Launch) -> Iterator[Finding]:

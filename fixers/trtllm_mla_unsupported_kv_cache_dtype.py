@@ -59,10 +59,7 @@ def accepted(release: str | None) -> tuple[str, ...]:
     code="SGL020",
     name="trtllm-mla-unsupported-kv-cache-dtype",
     record="1a8c881383cfb240",
-    pattern=r"TensorRT-LLM MLA backend only supports kv-cache-dtype of fp8_e4m3, bf16, or auto\.",
-    releases=("0.5.17", "0.5.23"),
-    # 0.5.17 to 0.5.20 accept fp4_e2m1 too, and say so.
-    variants=(r"TensorRT-LLM MLA backend only supports kv-cache-dtype of fp8_e4m3, fp4_e2m1, bf16, or auto\.",),
+    errors=("390d4b8612af", "18433cb5b340"),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     backends = [

@@ -68,8 +68,7 @@ def candidates(launch: Launch, flag: Flag) -> list[str]:
     code="SGL101",
     name="unknown-option",
     record="4125795fe08ecfc7",
-    pattern=r"unrecognized arguments: (.+?)",
-    releases=("0.5.17", "0.5.23"),
+    errors=("193df441b30b",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if not parsed_by_sglang(launch):

@@ -99,8 +99,7 @@ def command_line_flag(option: Option, spelling: str, values: list[str | None]) -
     code="SGL122",
     name="unsupported-config-option",
     record="3f13a3b767124d83",
-    pattern=r"Unsupported config option '(.+?)' with action '(.+?)'",
-    releases=("0.5.17", "0.5.23"),
+    errors=("dce5cf886402",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     if not parsed_by_sglang(launch):

@@ -87,9 +87,6 @@ def switch_off_by_default(launch: Launch, flag: Flag) -> bool:
     code="SGL108",
     name="value-after-boolean-switch",
     record="193df441b30b",
-    pattern=r"unrecognized arguments: (.+?)",
-    releases=("0.5.17", "0.5.23"),
-    variants=(r"argument (.+?): ignored explicit argument (.+?)",),
     errors=("193df441b30b", "bdd1b9d5bddd"),
 )
 def check(launch: Launch) -> Iterator[Finding]:

@@ -66,8 +66,6 @@ def refuses(type_name: str | None, value: str) -> bool:
     code="SGL106",
     name="value-of-wrong-type",
     record="bfbe161989bf",
-    pattern=r"argument (.+?): invalid (.+?) value: (.+?)",
-    releases=("0.5.17", "0.5.23"),
     errors=("bfbe161989bf",),
 )
 def check(launch: Launch) -> Iterator[Finding]:

@@ -7,7 +7,8 @@
 # the scripts, the parser environment and the tests read), builds its parser
 # environment, and regenerates from its own code the option table and MLA table
 # (scripts/gen_knowledge.py) and the catalogue of its launch errors
-# (scripts/gen_catalogue.py). Then run the tests: rules whose catalogue errors the
+# (scripts/gen_catalogue.py), and the fixers' error records from it
+# (scripts/gen_records.py). Then run the tests: rules whose catalogue errors the
 # new release still holds extend their range to it by themselves; a rule whose
 # errors it dropped ends before it.
 set -euo pipefail
@@ -29,4 +30,5 @@ fi
 bash "$repo/scripts/sglang_env.sh" "$version"
 "$python" "$repo/scripts/gen_knowledge.py" "$version"
 "$python" "$repo/scripts/gen_catalogue.py" "$version"
+"$python" "$repo/scripts/gen_records.py"
 echo "add_release: SGLang $version added; now run the tests and python tests/test_coverage.py --raise-floor"

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from autofix.cli import main
 from autofix.fixer import Fixer, all_fixers
 from autofix.fromlog import match_log
+from autofix.knowledge import catalogue
 
 FIXERS = all_fixers()
 # Those with an error record of their own (catalogue rules read the catalogue: test_from_log_catalogue).
@@ -23,7 +24,9 @@ def record_message(fx: Fixer) -> str:
     """The record's errorMessage, its placeholders filled as SGLang would print a value."""
     path = resources.files("autofix.knowledge").joinpath(f"records/{fx.record}.json")
     message = json.loads(path.read_text(encoding="utf-8"))["record"]["errorMessage"]
-    return re.sub(r"\{[^{}]*\}", "'auto'", message)
+    # A fixer narrowing a generic message (argparse's) to one value is named by a log with that value.
+    value = "'auto'" if fx.pattern in catalogue.patterns(fx.errors) or not fx.errors else "'None'"
+    return re.sub(r"\{[^{}]*\}", value, message)
 
 
 def server_log(error_class: str, message: str) -> str:
