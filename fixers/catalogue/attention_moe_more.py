@@ -1,0 +1,182 @@
+"""Catalogue rules: more MoE and attention checks (SGLang's `moe_hook.py`
+`handle_moe_kernel_config`, `handle_a2a_moe`, `handle_flashinfer_a2a_dispatch_type`,
+`validate_flashinfer_a2a_token_budget`; `attention_hook.py` `handle_linear_attn_backend`;
+`layernorm_sp_hook.py` `handle_layernorm_sp` / `validate_layernorm_sp`; `mega_moe_hook.py`
+`validate_mega_moe_token_budget`; `overrides.py` `_check_dsa_backend_constraints`,
+`_dp_lm_head_validation`; `lora_hook.py` `check_lora_moe_runner_args`).
+
+The rules in `moe_attention.py` (SGL600-613) cover the rest of these hooks.
+"""
+
+from __future__ import annotations
+
+from autofix.model import Unresolvable
+from autofix.rules import remove, rule, set_
+
+
+def _lora_runner(backend: str, quantization: object) -> bool:
+    """`--moe-runner-backend lora_*` as check_lora_moe_runner_args reads it: only the
+    megamoe alias and mxfp8's runner constraint (which replaces a lora_* runner with
+    flashinfer_trtllm) rewrite an explicit runner before it."""
+    return backend.startswith("lora") and quantization != "mxfp8"
+
+
+def _lora_on(enable_lora: object, lora_paths: object, dllm_algorithm: object) -> bool:
+    """enable_lora as check_lora_server_args leaves it: `--lora-paths` turns an unset
+    `--enable-lora` on; a diffusion LLM turns it off first (the rules stay quiet there)."""
+    if dllm_algorithm is not None:
+        raise Unresolvable("diffusion LLM inference turns LoRA off")
+    return enable_lora is True or (enable_lora is None and bool(lora_paths))
+
+
+def _quant(quantization: object, model_path: object) -> object:
+    """--quantization as the LoRA checks read it: `unquant` is None by then; Nemotron-H's
+    override rewrites it from the checkpoint (quiet for those models)."""
+    if "nemotron" in str(model_path).lower():
+        raise Unresolvable("Nemotron-H sets --quantization from its checkpoint")
+    return None if quantization == "unquant" else quantization
+
+
+def _standard_dispatch(a2a: str, dwdp_size: int, waterfill: bool, prefill_cp: bool) -> bool:
+    """The MoE a2a backend is `none` when the LoRA checks read it: DWDP turns it off
+    and ascend_tp reads as none; Waterfill turns it into deepep, and prefill CP on
+    DeepSeek models may too (quiet there)."""
+    if prefill_cp:
+        raise Unresolvable("prefill CP may pick deepep")
+    return not waterfill and (a2a in ("none", "ascend_tp") or dwdp_size > 1)
+
+
+_LORA = "--moe-runner-backend lora_triton --enable-lora --lora-backend triton_v2 " \
+    "--max-lora-rank 16 --lora-target-modules all"
+
+# -- LoRA MoE runners (check_lora_moe_runner_args, run by check_server_args) --------
+
+rule(
+    code="SGL620",
+    name="lora-speculative-moe-runner-backend",
+    errors="5e6f0e3ef99c",
+    when=lambda cfg: cfg.speculative_algorithm is not None and cfg.speculative_algorithm.upper() != "NONE"
+    and not cfg.enable_return_aux_hidden_states
+    and cfg.speculative_moe_runner_backend is not None and cfg.speculative_moe_runner_backend.startswith("lora"),
+    at="speculative_moe_runner_backend",
+    message="`--speculative-moe-runner-backend {speculative_moe_runner_backend}` is not supported: the LoRA "
+    "MoE runner serves adapter traffic on the target model, and the draft model has no adapters",
+    fix=remove("speculative_moe_runner_backend"),
+    example="--model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM --speculative-moe-runner-backend lora_triton",
+    near_miss="--model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM --speculative-moe-runner-backend triton",
+)
+
+rule(
+    code="SGL621",
+    name="lora-moe-runner-without-lora",
+    errors="7a88aee680d3",
+    when=lambda cfg: _lora_runner(cfg.moe_runner_backend, cfg.quantization)
+    and not _lora_on(cfg.enable_lora, cfg.lora_paths, cfg.dllm_algorithm),
+    at="moe_runner_backend",
+    message="`--moe-runner-backend {moe_runner_backend}` requires `--enable-lora` (or `--lora-paths`)",
+    fix=remove("moe_runner_backend"),
+    example="--model-path Qwen/Qwen3-8B --moe-runner-backend lora_triton --lora-backend triton_v2 "
+    "--max-lora-rank 16 --lora-target-modules all",
+    near_miss="--model-path Qwen/Qwen3-8B " + _LORA,
+)
+
+rule(
+    code="SGL622",
+    name="lora-moe-runner-without-triton-v2-lora-backend",
+    errors="461fcaf855a6",
+    when=lambda cfg: _lora_runner(cfg.moe_runner_backend, cfg.quantization)
+    and _lora_on(cfg.enable_lora, cfg.lora_paths, cfg.dllm_algorithm) and cfg.lora_backend != "triton_v2",
+    at=("lora_backend", "moe_runner_backend"),
+    message="`--moe-runner-backend {moe_runner_backend}` requires `--lora-backend triton_v2`, "
+    "got `--lora-backend {lora_backend}`",
+    fix=set_("lora_backend", "triton_v2"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --moe-runner-backend lora_triton --enable-lora "
+    "--max-lora-rank 16 --lora-target-modules all",
+    near_miss="--model-path Qwen/Qwen3-8B " + _LORA,
+)
+
+rule(
+    code="SGL623",
+    name="lora-moe-runner-with-unsupported-quantization",
+    errors="d71735b0fe76",
+    when=lambda cfg: _lora_runner(cfg.moe_runner_backend, cfg.quantization)
+    and _lora_on(cfg.enable_lora, cfg.lora_paths, cfg.dllm_algorithm) and cfg.lora_backend == "triton_v2"
+    and _quant(cfg.quantization, cfg.model_path) not in (None, "fp8", "modelopt_fp4"),
+    at=("quantization", "moe_runner_backend"),
+    message="`--moe-runner-backend {moe_runner_backend}` supports unquantized BF16, 128-block FP8 and "
+    "ModelOpt NVFP4 MoE, not `--quantization {quantization}`",
+    example="--model-path Qwen/Qwen3-8B " + _LORA + " --quantization awq",
+    near_miss="--model-path Qwen/Qwen3-8B " + _LORA + " --quantization fp8",
+)
+
+rule(
+    code="SGL624",
+    name="lora-moe-runner-nvfp4-without-lora-marlin",
+    errors="ade2d382e8b6",
+    when=lambda cfg: _lora_runner(cfg.moe_runner_backend, cfg.quantization)
+    and _lora_on(cfg.enable_lora, cfg.lora_paths, cfg.dllm_algorithm) and cfg.lora_backend == "triton_v2"
+    and _quant(cfg.quantization, cfg.model_path) == "modelopt_fp4"
+    and cfg.moe_runner_backend != "lora_marlin",
+    at="moe_runner_backend",
+    message="`--moe-runner-backend {moe_runner_backend}` cannot run ModelOpt NVFP4 MoE "
+    "(`--quantization modelopt_fp4`); use `--moe-runner-backend lora_marlin`",
+    fix=set_("moe_runner_backend", "lora_marlin"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B " + _LORA + " --quantization modelopt_fp4",
+    near_miss="--model-path Qwen/Qwen3-8B " + _LORA.replace("lora_triton", "lora_marlin")
+    + " --quantization modelopt_fp4",
+)
+
+rule(
+    code="SGL625",
+    name="lora-moe-runner-with-a2a-backend",
+    errors="4d0c4e82a725",
+    when=lambda cfg: _lora_runner(cfg.moe_runner_backend, cfg.quantization)
+    and _lora_on(cfg.enable_lora, cfg.lora_paths, cfg.dllm_algorithm) and cfg.lora_backend == "triton_v2"
+    and _quant(cfg.quantization, cfg.model_path) in (None, "fp8", "modelopt_fp4")
+    and (_quant(cfg.quantization, cfg.model_path) != "modelopt_fp4" or cfg.moe_runner_backend == "lora_marlin")
+    and not _standard_dispatch(cfg.moe_a2a_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp),
+    at="moe_a2a_backend",
+    message="`--moe-runner-backend {moe_runner_backend}` requires standard dispatch "
+    "(`--moe-a2a-backend none`), got `--moe-a2a-backend {moe_a2a_backend}`",
+    fix=remove("moe_a2a_backend"),
+    example="--model-path Qwen/Qwen3-8B " + _LORA + " --moe-a2a-backend deepep",
+    near_miss="--model-path Qwen/Qwen3-8B " + _LORA + " --moe-a2a-backend none",
+)
+
+rule(
+    code="SGL626",
+    name="lora-moe-runner-with-elastic-ep",
+    errors="2c24918c8bbf",
+    when=lambda cfg: _lora_runner(cfg.moe_runner_backend, cfg.quantization)
+    and _lora_on(cfg.enable_lora, cfg.lora_paths, cfg.dllm_algorithm) and cfg.lora_backend == "triton_v2"
+    and _quant(cfg.quantization, cfg.model_path) in (None, "fp8", "modelopt_fp4")
+    and (_quant(cfg.quantization, cfg.model_path) != "modelopt_fp4" or cfg.moe_runner_backend == "lora_marlin")
+    and _standard_dispatch(cfg.moe_a2a_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    and cfg.ep_join_mode is not None,
+    at="ep_join_mode",
+    message="`--moe-runner-backend {moe_runner_backend}` does not yet support elastic EP "
+    "(`--elastic-ep-join-mode {ep_join_mode}`)",
+    fix=remove("ep_join_mode"),
+    example="--model-path Qwen/Qwen3-8B " + _LORA + " --elastic-ep-join-mode recover",
+    near_miss="--model-path Qwen/Qwen3-8B " + _LORA,
+)
+
+rule(
+    code="SGL627",
+    name="lora-moe-runner-with-nontrivial-expert-placement",
+    errors="7fde3a4c960c",
+    when=lambda cfg: _lora_runner(cfg.moe_runner_backend, cfg.quantization)
+    and _lora_on(cfg.enable_lora, cfg.lora_paths, cfg.dllm_algorithm) and cfg.lora_backend == "triton_v2"
+    and _quant(cfg.quantization, cfg.model_path) in (None, "fp8", "modelopt_fp4")
+    and (_quant(cfg.quantization, cfg.model_path) != "modelopt_fp4" or cfg.moe_runner_backend == "lora_marlin")
+    and _standard_dispatch(cfg.moe_a2a_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    and cfg.ep_join_mode is None
+    and (cfg.enable_eplb or cfg.init_expert_location != "trivial" or cfg.ep_num_redundant_experts > 0),
+    at=("enable_eplb", "ep_num_redundant_experts", "init_expert_location"),
+    message="`--moe-runner-backend {moe_runner_backend}` requires trivial expert placement: no `--enable-eplb`, "
+    "`--init-expert-location` or `--ep-num-redundant-experts`",
+    example="--model-path Qwen/Qwen3-8B " + _LORA + " --ep-num-redundant-experts 2",
+    near_miss="--model-path Qwen/Qwen3-8B " + _LORA + " --ep-num-redundant-experts 0",
+)
