@@ -1,0 +1,310 @@
+"""Catalogue rules: elastic expert parallelism and its neighbours in SGLang's resolution.
+
+Mirrors SGLang's `handle_elastic_ep` (`ServerArgs._handle_elastic_ep` up to 0.5.18),
+`handle_dwdp`, `handle_data_parallelism` and `context_parallel_attn_dp_size`
+(`parallel_hook.py`, `model_override_base.py`) and `handle_expert_pack`
+(`expert_pack_hook.py`).
+
+`handle_elastic_ep` is one long run of asserts, each reached only when the ones
+before it pass; `_elastic_refusal` walks it as the launch's release writes it and
+names the first one that fails, so each rule below reports its error only where
+SGLang raises that one. Where SGLang reads a value the launch does not fix (the
+CUDA graph backends left to their defaults, a layout prefill CP or DWDP rewrites,
+the machine's InfiniBand devices), the walk stops there and the later rules stay
+quiet.
+"""
+
+from __future__ import annotations
+
+from autofix.knowledge.releases import parse_release
+from autofix.model import Unresolvable
+from autofix.rules import remove, rule, set_
+
+from ._common import served
+
+_ELASTIC_EPLB = ("auto", "elasticity_aware", "elasticity_aware_hierarchical")
+
+
+def _release(cfg) -> tuple[int, ...]:  # noqa: ANN001
+    return parse_release(cfg._launch.table.release) or (0, 0, 0)
+
+
+def _join_mode(cfg) -> str | None:  # noqa: ANN001
+    """ep_join_mode, with the deprecated `--elastic-ep-rejoin` (to 0.5.20) read as `recover`."""
+    mode = cfg.ep_join_mode
+    if mode is None and cfg.get("elastic_ep_rejoin", False):
+        return "recover"
+    return mode
+
+
+def _prefill_cp(cfg) -> bool:  # noqa: ANN001
+    """Prefill CP is on (`--enable-prefill-cp`, or a legacy CP switch of 0.5.17-0.5.19)."""
+    return bool(cfg.enable_prefill_cp or cfg.get("enable_prefill_context_parallel", False)
+                or cfg.get("enable_dsa_prefill_context_parallel", False))
+
+
+def _layout_as_written(cfg) -> None:  # noqa: ANN001
+    """DWDP and prefill CP (the DeepSeek model overrides) rewrite the DP/CP/EP layout
+    and the dense-MoE TP size before handle_elastic_ep reads them."""
+    if cfg.dwdp_size > 1 or _prefill_cp(cfg):
+        raise Unresolvable("DWDP or prefill CP resizes the parallel layout")
+
+
+def _model_is_not(cfg, *prefixes: str) -> None:  # noqa: ANN001
+    """Unknown unless the served model's architecture is known and is none of these
+    (a family autofix knows only by name, such as `Qwen/...`, may be any of them)."""
+    architecture = cfg._launch.model.architecture
+    if architecture is None or architecture.startswith(prefixes):
+        raise Unresolvable("the model may override the value")
+
+
+def _attn_dp_dp(cfg) -> tuple[int, int]:  # noqa: ANN001
+    """(attn_dp_size, dp_size) from 0.5.22 on, after `handle_deprecated_dp_attention`
+    turns `--dp-size N --enable-dp-attention` into `--attn-dp-size N`."""
+    if cfg.enable_dp_attention and cfg.attn_dp_size == 1:
+        return cfg.dp_size, 1
+    return cfg.attn_dp_size, cfg.dp_size
+
+
+def _moe_dense_tp_size(cfg) -> object:  # noqa: ANN001
+    """moe_dense_tp_size when handle_elastic_ep reads it: Qwen4-Exp's override turns 1 into None."""
+    _layout_as_written(cfg)
+    size = cfg.moe_dense_tp_size
+    if size == 1 and _release(cfg) >= (0, 5, 21):
+        _model_is_not(cfg, "Qwen4Exp")
+    return size
+
+
+def _load_balance_method(cfg) -> str:  # noqa: ANN001
+    """`handle_load_balance_method` resolves `auto`: follow_bootstrap_room on a PD prefill server."""
+    method = cfg.load_balance_method
+    if method == "auto":
+        return "follow_bootstrap_room" if cfg.disaggregation_mode == "prefill" else "round_robin"
+    return method
+
+
+def _elastic_refusal(cfg) -> str | None:  # noqa: ANN001, C901, PLR0911, PLR0912
+    """The catalogue id of the first assert of handle_elastic_ep the launch fails
+    (`other` for one no rule here reports), or None when it passes them all."""
+    release = _release(cfg)
+    backend = cfg.elastic_ep_backend  # `none` is a string here, not None
+    mode = cfg.ep_join_mode
+    if cfg.get("elastic_ep_rejoin", False):
+        if mode is None:
+            mode = "recover"
+        elif mode != "recover":
+            return "other"  # --elastic-ep-rejoin conflicts with --elastic-ep-join-mode
+    if backend is not None:
+        if cfg.enable_eplb and cfg.eplb_algorithm not in _ELASTIC_EPLB:
+            return "607a15bc4c10"
+        if cfg.pp_size != 1:
+            return "9c345cb1e8f2"
+        if backend == "mooncake" and cfg.mooncake_ib_device is not None:
+            raise Unresolvable("the InfiniBand devices are checked against the machine's")
+    offset = cfg.ep_join_rank_offset
+    if mode is not None:
+        if backend is None:
+            return "314958539b1f"
+        if mode == "scale":
+            if cfg.node_rank != 1:
+                return "3443ddaee2e6"
+            if not offset > 0:
+                return "5d976fe8ec35"
+    if offset != 0:
+        if mode != "scale":
+            return "15f4272ea8cd"
+        if not offset >= 0:
+            return "c1534fa55a0d"
+    max_ep_size = cfg.max_ep_size
+    if max_ep_size is not None:
+        if backend is None:
+            return "4733eac35b39"
+        if not max_ep_size > 0:
+            return "43f47a8a1a57"
+    tp = cfg.tp_size
+    scaling = backend is not None and max_ep_size is not None and max_ep_size > tp
+    initial = cfg.elastic_ep_initial_size
+    if initial is not None and not scaling:
+        return "3017e200acc5"
+    if not scaling:
+        return None
+    return _scale_up_refusal(cfg, release, mode, tp, max_ep_size, initial, offset)
+
+
+def _scale_up_refusal(cfg, release, mode, tp, max_ep_size, initial, offset) -> str | None:  # noqa: ANN001, C901, PLR0911, PLR0912, PLR0913
+    """The scale-up block of handle_elastic_ep (`--max-ep-size` above `--tp-size`)."""
+    attn_tp = None
+    if release >= (0, 5, 23):
+        _layout_as_written(cfg)
+        attn_dp, _ = _attn_dp_dp(cfg)
+        attn_cp = cfg.attn_cp_size
+        if tp <= 0 or attn_dp <= 0 or attn_cp <= 0 or tp % (attn_dp * attn_cp):
+            return "51ad39ce5705"
+        attn_tp = tp // attn_dp // attn_cp
+        replica = attn_tp * attn_cp
+        joined = [max_ep_size, initial or tp] + ([offset] if mode == "scale" else [])
+        if any(size <= 0 or size % replica for size in joined):
+            return "other"  # physical_ep_size_to_dp_size: EP size not a multiple of the replica
+        if attn_tp > 1 and _moe_dense_tp_size(cfg) != 1:
+            return "042d90bda9d4"
+    if not cfg.elastic_ep_scale_timeout > 0:
+        return "16827543fd9d"
+    if cfg.tokenizer_worker_num != 1:
+        return "b50ca619ca89"
+    if cfg.use_ray:
+        return "686a981201df"
+    if cfg.enable_elastic_expert_backup:
+        return "7fcd9d82aa8d"
+    if mode == "scale":
+        if initial is None:
+            return "5fd23c9d6524"
+        if initial > offset:
+            return "06a9b306b33e"
+        if offset + tp > max_ep_size:
+            return "52b845158e87"
+        if tp == 1 and _moe_dense_tp_size(cfg) != 1:
+            return "7bfa9eadba8c"
+    else:
+        initial = tp if initial is None else initial
+        if initial != tp:
+            return "6233e56ee995"
+    if not initial > 0:
+        return "c2594300e9c0"
+    if _load_balance_method(cfg) != "round_robin":
+        return "9196ce59a70a"
+    if cfg.elastic_ep_backend != "mooncake":
+        return "c89f5f10f938"
+    if cfg.pp_size != 1:
+        return "b57ecae48fda"
+    if attn_tp is not None and attn_tp % cfg.dcp_size:
+        return "24fde7be79cf"
+    raise Unresolvable("the CUDA graph checks come next")
+
+
+def _refuses(cfg, error: str) -> bool:  # noqa: ANN001
+    """Whether handle_elastic_ep refuses the launch first with `error` (SGLang runs it after the dummy-model return)."""
+    return served(cfg.model_path) and _elastic_refusal(cfg) == error
+
+
+# -- handle_elastic_ep: switches before the scale-up block -------------------------
+
+rule(
+    code="SGL420",
+    name="elastic-ep-eplb-algorithm-not-elasticity-aware",
+    errors="607a15bc4c10",
+    when=lambda cfg: cfg.elastic_ep_backend is not None and cfg.enable_eplb
+    and cfg.eplb_algorithm not in _ELASTIC_EPLB and _refuses(cfg, "607a15bc4c10"),
+    at=("eplb_algorithm", "elastic_ep_backend"),
+    message="`--elastic-ep-backend {elastic_ep_backend}` with `--enable-eplb` needs `--eplb-algorithm` "
+    "`auto`, `elasticity_aware` or `elasticity_aware_hierarchical`, got `{eplb_algorithm}`",
+    fix=set_("eplb_algorithm", "elasticity_aware"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --ep-size 2 --elastic-ep-backend nixl "
+    "--enable-eplb --eplb-algorithm deepseek",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --ep-size 2 --elastic-ep-backend nixl "
+    "--enable-eplb --eplb-algorithm elasticity_aware",
+)
+
+rule(
+    code="SGL421",
+    name="elastic-ep-with-pipeline-parallelism",
+    errors="9c345cb1e8f2",
+    when=lambda cfg: cfg.elastic_ep_backend is not None and cfg.pp_size != 1 and _refuses(cfg, "9c345cb1e8f2"),
+    at=("pp_size", "elastic_ep_backend"),
+    message="`--elastic-ep-backend {elastic_ep_backend}` needs `--pp-size 1`, got `--pp-size {pp_size}`",
+    fix=remove("pp_size"),
+    example="--model-path Qwen/Qwen3-8B --elastic-ep-backend nixl --pp-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --elastic-ep-backend nixl",
+)
+
+rule(
+    code="SGL422",
+    name="elastic-ep-join-mode-without-backend",
+    errors="314958539b1f",
+    when=lambda cfg: cfg.elastic_ep_backend is None and (cfg.ep_join_mode is not None or cfg.get("elastic_ep_rejoin", False))
+    and _refuses(cfg, "314958539b1f"),
+    at=("ep_join_mode",),
+    message="`--elastic-ep-join-mode` needs `--elastic-ep-backend` (`mooncake` or `nixl`)",
+    example="--model-path Qwen/Qwen3-8B --elastic-ep-join-mode recover",
+    near_miss="--model-path Qwen/Qwen3-8B --elastic-ep-join-mode recover --elastic-ep-backend nixl",
+)
+
+rule(
+    code="SGL423",
+    name="elastic-ep-scale-join-not-node-rank-1",
+    errors="3443ddaee2e6",
+    when=lambda cfg: cfg.ep_join_mode == "scale" and cfg.node_rank != 1 and _refuses(cfg, "3443ddaee2e6"),
+    at=("node_rank", "ep_join_mode"),
+    message="`--elastic-ep-join-mode scale` joins as one TP group at `--node-rank 1`, got `--node-rank {node_rank}`",
+    example="--model-path Qwen/Qwen3-8B --elastic-ep-backend nixl --elastic-ep-join-mode scale "
+    "--elastic-ep-join-rank-offset 2",
+    near_miss="--model-path Qwen/Qwen3-8B --elastic-ep-backend nixl --elastic-ep-join-mode scale "
+    "--elastic-ep-join-rank-offset 2 --nnodes 2 --node-rank 1",
+)
+
+rule(
+    code="SGL424",
+    name="elastic-ep-scale-join-without-rank-offset",
+    errors="5d976fe8ec35",
+    when=lambda cfg: cfg.ep_join_mode == "scale" and cfg.ep_join_rank_offset <= 0 and _refuses(cfg, "5d976fe8ec35"),
+    at=("ep_join_mode", "ep_join_rank_offset"),
+    message="`--elastic-ep-join-mode scale` needs `--elastic-ep-join-rank-offset` set to the current EP size "
+    "(above 0), got {ep_join_rank_offset}",
+    example="--model-path Qwen/Qwen3-8B --elastic-ep-backend nixl --elastic-ep-join-mode scale "
+    "--nnodes 2 --node-rank 1",
+    near_miss="--model-path Qwen/Qwen3-8B --elastic-ep-backend nixl --elastic-ep-join-mode scale "
+    "--nnodes 2 --node-rank 1 --elastic-ep-join-rank-offset 2",
+)
+
+rule(
+    code="SGL425",
+    name="elastic-ep-rank-offset-without-scale-join",
+    errors="15f4272ea8cd",
+    when=lambda cfg: cfg.ep_join_rank_offset != 0 and cfg.ep_join_mode != "scale" and _refuses(cfg, "15f4272ea8cd"),
+    at=("ep_join_rank_offset", "ep_join_mode"),
+    message="`--elastic-ep-join-rank-offset {ep_join_rank_offset}` is only valid with `--elastic-ep-join-mode scale`",
+    fix=remove("ep_join_rank_offset"),
+    example="--model-path Qwen/Qwen3-8B --elastic-ep-join-rank-offset 2",
+    near_miss="--model-path Qwen/Qwen3-8B --elastic-ep-join-rank-offset 0",
+)
+
+rule(
+    code="SGL426",
+    name="max-ep-size-without-elastic-ep-backend",
+    errors="4733eac35b39",
+    when=lambda cfg: cfg.max_ep_size is not None and cfg.elastic_ep_backend is None and _refuses(cfg, "4733eac35b39"),
+    at="max_ep_size",
+    message="`--max-ep-size {max_ep_size}` needs `--elastic-ep-backend` (`mooncake` or `nixl`)",
+    fix=remove("max_ep_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --max-ep-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --max-ep-size 2 --elastic-ep-backend nixl",
+)
+
+rule(
+    code="SGL427",
+    name="max-ep-size-not-positive",
+    errors="43f47a8a1a57",
+    when=lambda cfg: cfg.max_ep_size is not None and cfg.max_ep_size <= 0 and cfg.elastic_ep_backend is not None
+    and _refuses(cfg, "43f47a8a1a57"),
+    at="max_ep_size",
+    message="`--max-ep-size` must be a positive integer, got {max_ep_size}",
+    fix=remove("max_ep_size"),
+    example="--model-path Qwen/Qwen3-8B --elastic-ep-backend nixl --max-ep-size 0",
+    near_miss="--model-path Qwen/Qwen3-8B --elastic-ep-backend nixl --max-ep-size 1",
+)
+
+rule(
+    code="SGL428",
+    name="elastic-ep-initial-size-without-scale-up",
+    errors="3017e200acc5",
+    when=lambda cfg: cfg.elastic_ep_initial_size is not None
+    and not (cfg.elastic_ep_backend is not None and cfg.max_ep_size is not None and cfg.max_ep_size > cfg.tp_size)
+    and _refuses(cfg, "3017e200acc5"),
+    at=("elastic_ep_initial_size", "max_ep_size"),
+    message="`--elastic-ep-initial-size` needs an elastic EP deployment (`--elastic-ep-backend`) "
+    "with `--max-ep-size` above `--tp-size {tp_size}`",
+    fix=remove("elastic_ep_initial_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --elastic-ep-backend nixl --max-ep-size 2 "
+    "--elastic-ep-initial-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --elastic-ep-backend nixl --max-ep-size 2",
+)
