@@ -13,6 +13,8 @@ from __future__ import annotations
 from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
+from ._common import served
+
 
 def _lora_runner(backend: str, quantization: object) -> bool:
     """`--moe-runner-backend lora_*` as check_lora_moe_runner_args reads it: only the
@@ -44,6 +46,14 @@ def _standard_dispatch(a2a: str, dwdp_size: int, waterfill: bool, prefill_cp: bo
     if prefill_cp:
         raise Unresolvable("prefill CP may pick deepep")
     return not waterfill and (a2a in ("none", "ascend_tp") or dwdp_size > 1)
+
+
+def _attn_dp(attn_dp_size: int, dp_size: int, enable_dp_attention: bool) -> int:
+    """The attention-DP width SGLang resolves: `--attn-dp-size` (0.5.22 on), else `--dp-size`
+    with `--enable-dp-attention` (before 0.5.22, and its deprecated spelling after); 1 without."""
+    if attn_dp_size > 1:
+        return attn_dp_size
+    return dp_size if enable_dp_attention else 1
 
 
 _LORA = "--moe-runner-backend lora_triton --enable-lora --lora-backend triton_v2 " \
@@ -179,4 +189,40 @@ rule(
     "`--init-expert-location` or `--ep-num-redundant-experts`",
     example="--model-path Qwen/Qwen3-8B " + _LORA + " --ep-num-redundant-experts 2",
     near_miss="--model-path Qwen/Qwen3-8B " + _LORA + " --ep-num-redundant-experts 0",
+)
+
+# -- LM head under attention DP (_dp_lm_head_validation, in handle_data_parallelism) --
+# DWDP and prefill CP on DeepSeek models rewrite the DP layout first: quiet there.
+
+rule(
+    code="SGL628",
+    name="tp-lm-head-all-to-all-with-dp-lm-head",
+    errors="916cd2c3f8d3",
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_tp_lm_head_all_to_all and cfg.enable_dp_lm_head
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) > 1
+    and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp,
+    at=("enable_tp_lm_head_all_to_all", "enable_dp_lm_head"),
+    message="`--enable-tp-lm-head-all-to-all` uses a TP-sharded LM head and cannot be used with "
+    "`--enable-dp-lm-head`",
+    fix=remove("enable_tp_lm_head_all_to_all"),
+    example="--model-path Qwen/Qwen3-8B --tp 8 --dp 8 --enable-dp-attention --enable-dp-lm-head "
+    "--enable-tp-lm-head-all-to-all",
+    near_miss="--model-path Qwen/Qwen3-8B --tp 8 --dp 8 --enable-dp-attention --enable-tp-lm-head-all-to-all",
+)
+
+rule(
+    code="SGL629",
+    name="tp-lm-head-all-to-all-with-attn-cp",
+    errors="0eece7cc84e6",
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_tp_lm_head_all_to_all and not cfg.enable_dp_lm_head
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) > 1
+    and cfg.tp_size == _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention)
+    and cfg.attn_cp_size != 1 and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp,
+    at=("attn_cp_size", "enable_tp_lm_head_all_to_all"),
+    message="`--enable-tp-lm-head-all-to-all` requires `--attn-cp-size 1`, got `--attn-cp-size {attn_cp_size}`",
+    fix=remove("attn_cp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp 8 --dp 8 --enable-dp-attention --attn-cp-size 2 "
+    "--enable-tp-lm-head-all-to-all",
+    near_miss="--model-path Qwen/Qwen3-8B --tp 8 --dp 8 --enable-dp-attention --attn-cp-size 1 "
+    "--enable-tp-lm-head-all-to-all",
 )
