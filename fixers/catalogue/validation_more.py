@@ -179,3 +179,141 @@ rule(
     example="--model-path Qwen/Qwen3-8B --context-length 4096 --cuda-graph-prefill-max-context 65536",
     near_miss="--model-path Qwen/Qwen3-8B --context-length 4096 --cuda-graph-prefill-max-context 4096",
 )
+
+
+# -- check_server_args (validation_hook.py: at engine launch, after the resolution pipeline) -----
+
+
+def _model_not(model: object, *prefixes: str) -> bool:
+    """Whether autofix knows the served model and it is none of these architectures
+    (whose model overrides rewrite what the rule reads)."""
+    if not model.known and model.architecture is None:  # type: ignore[attr-defined]
+        raise Unresolvable("model not known")
+    return not (model.architecture or "").startswith(prefixes)  # type: ignore[attr-defined]
+
+
+def _gpu_named(cfg) -> bool:  # noqa: ANN001
+    """Whether autofix was told the GPU the launch runs on (`--gpu`): SGLang's platform then
+    is CUDA or ROCm, never an Ascend NPU."""
+    if cfg._launch.gpu is None:
+        raise Unresolvable("platform not known")
+    return True
+
+
+# check_two_batch_overlap (0.5.22+). What it reads, resolved: --waterfill and
+# --moe-runner-backend megamoe pick an a2a backend, MiniMax-M3 NVFP4 picks megamoe; the
+# deprecated `--dp-size N --enable-dp-attention` becomes --attn-dp-size N; DWDP, prefill CP and
+# DeepSeek-V4 resize attention DP. The rule keeps to launches none of these touch.
+rule(
+    code="SGL859",
+    name="two-batch-overlap-without-a2a-or-attention-dp",
+    errors="47d02844458c",
+    when=lambda cfg: cfg.enable_two_batch_overlap and cfg.moe_a2a_backend == "none"
+    and cfg.moe_runner_backend != "megamoe" and not cfg.enable_waterfill
+    and cfg.attn_dp_size <= 1 and not (cfg.enable_dp_attention and cfg.dp_size > 1)
+    and cfg.ep_join_mode != "scale" and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp
+    and _model_not(cfg.model, "MiniMaxM3", "DeepseekV4"),
+    at="enable_two_batch_overlap",
+    message="`--enable-two-batch-overlap` without an EP a2a backend (`--moe-a2a-backend none`) "
+    "needs attention DP (`--attn-dp-size` above 1)",
+    fix=remove("enable_two_batch_overlap"),
+    example="--model-path Qwen/Qwen3-30B-A3B --tp-size 2 --enable-two-batch-overlap",
+    near_miss="--model-path Qwen/Qwen3-30B-A3B --tp-size 2 --attn-dp-size 2 --enable-two-batch-overlap",
+)
+
+rule(
+    code="SGL860",
+    name="mindspore-model-impl-off-npu",
+    errors="12e3f121309f",
+    when=lambda cfg: cfg.model_impl == "mindspore" and _gpu_named(cfg),
+    at="model_impl",
+    message="`--model-impl mindspore` is only supported on Ascend NPUs",
+    fix=remove("model_impl"),
+    example="--model-path Qwen/Qwen3-8B --model-impl mindspore",
+    near_miss="--model-path Qwen/Qwen3-8B --model-impl sglang",
+    gpu="b200",
+)
+
+
+# -- check_load_publish_args (0.5.19+: called last in check_server_args) -----------------------
+
+# KVEventsConfig fields every release has, with the JSON types pydantic takes for them as they are.
+_KV_EVENTS_FIELDS = {
+    "publisher": (str,), "endpoint": (str,), "replay_endpoint": (str, type(None)),
+    "buffer_steps": (int,), "hwm": (int,), "max_queue_size": (int,), "topic": (str,),
+}
+
+
+def _load_publishing(endpoint: object) -> bool:
+    """--load-publish-endpoint asks for load publishing (set, and not `off`)."""
+    mode = (endpoint or "").strip()  # type: ignore[union-attr]
+    return bool(mode) and mode.lower() != "off"
+
+
+def _kv_events(text: object) -> dict | None:
+    """--kv-events-config as `KVEventsConfig.from_cli` reads it: its fields over the defaults;
+    None when it is no JSON object (pydantic refuses it). Unknown for fields or values this
+    does not model (pydantic coerces some, and releases add fields)."""
+    if not isinstance(text, str):
+        raise Unresolvable("not text")
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(parsed, dict):
+        return None
+    if any(k not in _KV_EVENTS_FIELDS or isinstance(v, bool) or not isinstance(v, _KV_EVENTS_FIELDS[k])
+           for k, v in parsed.items()):
+        raise Unresolvable("a kv-events field this does not model")
+    return {"publisher": "null", "endpoint": "tcp://*:5557", "replay_endpoint": None, **parsed}
+
+
+rule(
+    code="SGL861",
+    name="kv-events-config-not-parseable",
+    errors="cb40ad0534a9",
+    when=lambda cfg: _load_publishing(cfg.load_publish_endpoint) and bool(cfg.kv_events_config)
+    and _kv_events(cfg.kv_events_config) is None,
+    at="kv_events_config",
+    message="`--kv-events-config {kv_events_config}` is not a JSON object, and `--load-publish-endpoint` reads it",
+    example="--model-path Qwen/Qwen3-8B --load-publish-endpoint auto --kv-events-config 'publisher=zmq'",
+    near_miss="--model-path Qwen/Qwen3-8B --load-publish-endpoint auto "
+    "--kv-events-config '{\"publisher\": \"zmq\", \"endpoint\": \"tcp://*:5557\"}'",
+)
+
+rule(
+    code="SGL862",
+    name="load-publish-endpoint-without-kv-events-publisher",
+    errors="0c849ba92195",
+    when=lambda cfg: _load_publishing(cfg.load_publish_endpoint) and bool(cfg.kv_events_config)
+    and (events := _kv_events(cfg.kv_events_config)) is not None
+    and (events["publisher"] == "null" or not events["endpoint"]),
+    at=("kv_events_config", "load_publish_endpoint"),
+    message="`--load-publish-endpoint` needs an active `--kv-events-config` publisher "
+    "(a publisher other than 'null', and an endpoint)",
+    fix=remove("load_publish_endpoint"),
+    example="--model-path Qwen/Qwen3-8B --load-publish-endpoint auto --kv-events-config '{\"endpoint\": \"tcp://*:5557\"}'",
+    near_miss="--model-path Qwen/Qwen3-8B --load-publish-endpoint auto "
+    "--kv-events-config '{\"publisher\": \"zmq\", \"endpoint\": \"tcp://*:5557\"}'",
+)
+
+# resolve_load_pub_range's reason for an explicit address: the KV-events endpoint is not tcp://,
+# so /server_info could not advertise the range (dp_size counts at least one rank).
+rule(
+    code="SGL863",
+    name="load-publish-address-without-tcp-kv-events-endpoint",
+    errors="0dbdca5ef32f",
+    when=lambda cfg: _load_publishing(cfg.load_publish_endpoint)
+    and cfg.load_publish_endpoint.strip().lower() != "auto" and bool(cfg.kv_events_config)
+    and (events := _kv_events(cfg.kv_events_config)) is not None
+    and events["publisher"] != "null" and bool(events["endpoint"])
+    and not events["endpoint"].startswith("tcp://") and cfg.dp_size >= 1,
+    at=("load_publish_endpoint", "kv_events_config"),
+    message="`--load-publish-endpoint {load_publish_endpoint}` needs a tcp:// `--kv-events-config` endpoint: "
+    "routers discover the load range through it",
+    fix=remove("load_publish_endpoint"),
+    example="--model-path Qwen/Qwen3-8B --load-publish-endpoint 'tcp://*:6000' "
+    "--kv-events-config '{\"publisher\": \"zmq\", \"endpoint\": \"ipc:///tmp/kv-events\"}'",
+    near_miss="--model-path Qwen/Qwen3-8B --load-publish-endpoint 'tcp://*:6000' "
+    "--kv-events-config '{\"publisher\": \"zmq\", \"endpoint\": \"tcp://*:5557\"}'",
+)
