@@ -317,3 +317,32 @@ rule(
     near_miss="--model-path Qwen/Qwen3-8B --load-publish-endpoint 'tcp://*:6000' "
     "--kv-events-config '{\"publisher\": \"zmq\", \"endpoint\": \"tcp://*:5557\"}'",
 )
+
+
+# -- handle_other_validations (serving_hook.py) ------------------------------------------------
+
+# handle_pd_disaggregation first refuses prefill_complete outside what _validate_prefill_complete
+# supports (Mooncake, TP/PP/CP 1, ...) and turns 0 attempts into 1; handle_other_validations only
+# turns them to 0 with PP or a HiCache optimistic prefill cannot use. What is left is a negative
+# --optimistic-prefill-attempts.
+rule(
+    code="SGL864",
+    name="prefill-complete-allocation-without-optimistic-prefill",
+    errors="9f4b18ed4c25",
+    when=lambda cfg: cfg.disaggregation_decode_allocation_policy == "prefill_complete"
+    and cfg.disaggregation_mode == "prefill" and cfg.optimistic_prefill_attempts < 0
+    and cfg.disaggregation_transfer_backend in ("mooncake", "mooncake_tcp")
+    and cfg.tp_size == 1 and cfg.pp_size == 1 and cfg.attn_cp_size == 1 and cfg.dcp_size == 1
+    and not cfg.enable_pdmux and cfg.decoupled_spec_role == "null" and not cfg.enable_pd_role_switch
+    and not (cfg.encoder_only or cfg.language_only) and not cfg.enable_hisparse
+    and cfg.disaggregation_decode_host_receive_threshold >= 1 and not cfg.enable_hierarchical_cache
+    and served(cfg.model_path),
+    at=("optimistic_prefill_attempts", "disaggregation_decode_allocation_policy"),
+    message="`--disaggregation-decode-allocation-policy prefill_complete` needs optimistic prefill, "
+    "got `--optimistic-prefill-attempts {optimistic_prefill_attempts}`",
+    fix=remove("optimistic_prefill_attempts"),
+    example="--model-path Qwen/Qwen3-8B --disaggregation-mode prefill "
+    "--disaggregation-decode-allocation-policy prefill_complete --optimistic-prefill-attempts -1",
+    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode prefill "
+    "--disaggregation-decode-allocation-policy prefill_complete --optimistic-prefill-attempts 1",
+)
