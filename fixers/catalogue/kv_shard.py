@@ -1,0 +1,267 @@
+"""Catalogue rules: logical-page KV cache sharding (SGLang's `kv_shard_hook.py`:
+`handle_kv_cache_sharding`, `validate_kv_shard_attention_backend`).
+
+`handle_kv_cache_sharding` runs after the model overrides, the attention backend,
+the page size, HiCache and the parallel layout are resolved (and once more at the
+end of the pipeline); it returns at once unless `--enable-kv-cache-sharding` is on,
+and never runs for a `none`/`dummy` model path (the pipeline returns before it).
+"""
+
+from __future__ import annotations
+
+from autofix.rules import remove, rule, set_
+
+from ._common import served
+
+# A launch every sharding check accepts: a PD prefill worker serving an MLA model
+# with plain TP over trtllm_mla (the page size resolves to 64 for it). The radix
+# cache is off: 0.5.22 refuses sharding with it unless
+# SGLANG_UNIFIED_RADIX_TREE_CORE_BACKEND=python (0.5.23 sets that itself).
+_SHARD = "--model-path deepseek-ai/DeepSeek-V3 --tp-size 2 --disaggregation-mode prefill " \
+    "--attention-backend trtllm_mla --disable-radix-cache --enable-kv-cache-sharding"
+_SHARD_RADIX = _SHARD.replace(" --disable-radix-cache", "")
+
+
+# -- handle_kv_cache_sharding: the feature checks -------------------------------------
+
+rule(
+    code="SGL350",
+    name="kv-cache-sharding-without-pd-prefill",
+    errors="4fe263d695fe",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and cfg.disaggregation_mode != "prefill",
+    at="enable_kv_cache_sharding",
+    message="`--enable-kv-cache-sharding` is only supported on a PD prefill worker (`--disaggregation-mode "
+    "prefill`), not `--disaggregation-mode {disaggregation_mode}`: each rank holds only its stripe of a page",
+    fix=remove("enable_kv_cache_sharding"),
+    example="--model-path deepseek-ai/DeepSeek-V3 --tp-size 2 --attention-backend trtllm_mla "
+    "--disable-radix-cache --enable-kv-cache-sharding",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL351",
+    name="kv-cache-sharding-with-dllm",
+    errors="e72b4139d411",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and cfg.dllm_algorithm is not None,
+    at="dllm_algorithm",
+    message="`--enable-kv-cache-sharding` does not support diffusion language models "
+    "(`--dllm-algorithm {dllm_algorithm}`)",
+    example=f"{_SHARD} --dllm-algorithm LowConfidence",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL352",
+    name="kv-cache-sharding-with-radix-cache-backend",
+    errors="254ec499ced6",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and cfg.radix_cache_backend is not None,
+    at="radix_cache_backend",
+    message="`--enable-kv-cache-sharding` requires the built-in radix cache: it does not support "
+    "`--radix-cache-backend {radix_cache_backend}`",
+    fix=remove("radix_cache_backend"),
+    example=f"{_SHARD} --radix-cache-backend my_pkg.cache:MyRadixCache",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL353",
+    name="kv-cache-sharding-with-unified-cache-linker",
+    errors="c024fd9804b0",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and cfg.enable_unified_cache_external_linker,
+    at="enable_unified_cache_external_linker",
+    message="`--enable-kv-cache-sharding` does not support `--enable-unified-cache-external-linker`",
+    fix=remove("enable_unified_cache_external_linker"),
+    example=f"{_SHARD} --enable-unified-cache-external-linker",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL354",
+    name="kv-cache-sharding-with-streaming-session",
+    errors="4baccc1cb58d",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path) and cfg.enable_streaming_session,
+    at="enable_streaming_session",
+    message="`--enable-kv-cache-sharding` does not support `--enable-streaming-session`",
+    fix=remove("enable_streaming_session"),
+    example=f"{_SHARD} --enable-streaming-session",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL355",
+    name="kv-cache-sharding-with-session-radix-cache",
+    errors="a5d33f6a6609",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and cfg.enable_session_radix_cache,
+    at="enable_session_radix_cache",
+    message="`--enable-kv-cache-sharding` does not support `--enable-session-radix-cache` yet",
+    fix=remove("enable_session_radix_cache"),
+    example=f"{_SHARD} --enable-session-radix-cache",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL356",
+    name="kv-cache-sharding-with-flexkv",
+    errors="907dab127cac",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path) and cfg.enable_flexkv,
+    at="enable_flexkv",
+    message="`--enable-kv-cache-sharding` does not support `--enable-flexkv`",
+    fix=remove("enable_flexkv"),
+    example=f"{_SHARD} --enable-flexkv",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL357",
+    name="kv-cache-sharding-with-unified-memory",
+    errors="113e7856c40c",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path) and cfg.enable_unified_memory,
+    at="enable_unified_memory",
+    message="`--enable-kv-cache-sharding` does not support `--enable-unified-memory`",
+    fix=remove("enable_unified_memory"),
+    example=f"{_SHARD} --enable-unified-memory",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL358",
+    name="kv-cache-sharding-with-dcp",
+    errors="eef886ee5a2a",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path) and cfg.dcp_size > 1,
+    at="dcp_size",
+    message="`--enable-kv-cache-sharding` and decode context parallelism (`--dcp-size {dcp_size}`) "
+    "cannot be used together",
+    fix=remove("dcp_size"),
+    example=f"{_SHARD} --dcp-size 2",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL359",
+    name="kv-cache-sharding-with-hicache-storage-backend",
+    errors="a3e4a594bf74",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and cfg.enable_hierarchical_cache and cfg.hicache_storage_backend is not None,
+    at="hicache_storage_backend",
+    message="`--enable-kv-cache-sharding` supports HiCache host offload but not "
+    "`--hicache-storage-backend {hicache_storage_backend}` yet",
+    fix=remove("hicache_storage_backend"),
+    # 0.5.23 only, where the radix cache (which HiCache needs) may stay on under sharding.
+    example=f"{_SHARD_RADIX} --enable-hierarchical-cache --hicache-ratio 2 --hicache-storage-backend file",
+    near_miss=f"{_SHARD_RADIX} --enable-hierarchical-cache --hicache-ratio 2",
+)
+
+rule(
+    code="SGL360",
+    name="kv-cache-sharding-with-lmcache",
+    errors="6bff57c0771a",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path) and cfg.enable_lmcache,
+    at="enable_lmcache",
+    message="`--enable-kv-cache-sharding` does not support `--enable-lmcache`",
+    fix=remove("enable_lmcache"),
+    example=f"{_SHARD} --enable-lmcache",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL361",
+    name="kv-cache-sharding-with-hisparse",
+    errors="5b96de8bc153",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path) and cfg.enable_hisparse,
+    at="enable_hisparse",
+    message="`--enable-kv-cache-sharding` does not support `--enable-hisparse`",
+    fix=remove("enable_hisparse"),
+    example=f"{_SHARD} --enable-hisparse",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL362",
+    name="kv-cache-sharding-with-dynamic-chunking-and-pp",
+    errors="73bfbae5b147",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and cfg.enable_dynamic_chunking and cfg.pp_size > 1,
+    at="enable_dynamic_chunking",
+    message="`--enable-kv-cache-sharding` does not support `--enable-dynamic-chunking` with pipeline "
+    "parallelism (`--pp-size {pp_size}`)",
+    fix=remove("enable_dynamic_chunking"),
+    safe=True,
+    example=f"{_SHARD} --pp-size 2 --enable-dynamic-chunking",
+    near_miss=f"{_SHARD} --pp-size 2",
+)
+
+rule(
+    code="SGL363",
+    name="kv-cache-sharding-with-two-batch-overlap",
+    errors="0244ba073055",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path) and cfg.enable_two_batch_overlap,
+    at="enable_two_batch_overlap",
+    message="`--enable-kv-cache-sharding` does not support `--enable-two-batch-overlap`",
+    fix=remove("enable_two_batch_overlap"),
+    example=f"{_SHARD} --enable-two-batch-overlap",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL364",
+    name="kv-cache-sharding-with-speculative-decoding",
+    errors="3e3c36ded644",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and cfg.speculative_algorithm is not None,
+    at="speculative_algorithm",
+    message="`--enable-kv-cache-sharding` does not support speculative decoding "
+    "(`--speculative-algorithm {speculative_algorithm}`)",
+    example=f"{_SHARD} --speculative-algorithm EAGLE",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL365",
+    name="kv-cache-sharding-with-hierarchical-cache",
+    errors="a8eca24ba5a6",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and cfg.enable_hierarchical_cache,
+    at="enable_hierarchical_cache",
+    message="`--enable-kv-cache-sharding` does not support `--enable-hierarchical-cache` yet",
+    fix=remove("enable_hierarchical_cache"),
+    example=f"{_SHARD} --enable-hierarchical-cache --hicache-ratio 2",
+    near_miss=_SHARD,
+)
+
+
+# -- handle_kv_cache_sharding: transfer backend and chunking --------------------------
+
+rule(
+    code="SGL366",
+    name="kv-cache-sharding-unsupported-transfer-backend",
+    errors="c0b079406050",
+    # mooncake_tcp is rewritten to mooncake by the PD hook before this check.
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and cfg.disaggregation_transfer_backend not in ("mooncake", "nixl", "mooncake_tcp"),
+    at="disaggregation_transfer_backend",
+    message="`--enable-kv-cache-sharding` only supports the mooncake and nixl transfer backends, not "
+    "`--disaggregation-transfer-backend {disaggregation_transfer_backend}`",
+    fix=set_("disaggregation_transfer_backend", "mooncake"),
+    example=f"{_SHARD} --disaggregation-transfer-backend mori",
+    near_miss=f"{_SHARD} --disaggregation-transfer-backend nixl",
+)
+
+rule(
+    code="SGL367",
+    name="kv-cache-sharding-without-chunked-prefill",
+    errors="f2f65a65997c",
+    # A written size <= 0 stays so (DP attention floor-divides it); an unset one is filled in positive.
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and cfg.chunked_prefill_size is not None and cfg.chunked_prefill_size <= 0,
+    at="chunked_prefill_size",
+    message="`--enable-kv-cache-sharding` requires chunked prefill: `--chunked-prefill-size` must be above 0, "
+    "got {chunked_prefill_size}",
+    fix=remove("chunked_prefill_size"),
+    example=f"{_SHARD} --chunked-prefill-size -1",
+    near_miss=f"{_SHARD} --chunked-prefill-size 8192",
+)
