@@ -308,3 +308,213 @@ rule(
     "--elastic-ep-initial-size 2",
     near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --elastic-ep-backend nixl --max-ep-size 2",
 )
+
+
+# -- handle_elastic_ep: the scale-up block (--max-ep-size above --tp-size) ----------
+
+# A primary scale-up deployment SGLang accepts in every release: attention DP over the
+# whole TP group, EP over it through nixl, round-robin balancing, no CUDA graphs.
+_SCALE_UP = ("--model-path Qwen/Qwen3-8B --tp-size 2 --dp-size 2 --enable-dp-attention --enable-dp-lm-head "
+             "--ep-size 2 --moe-a2a-backend nixl --elastic-ep-backend mooncake --max-ep-size 4 "
+             "--load-balance-method round_robin --disable-cuda-graph")
+# The same deployment's joining group.
+_SCALE_JOIN = _SCALE_UP + " --elastic-ep-join-mode scale --nnodes 2 --node-rank 1 --elastic-ep-join-rank-offset 2"
+
+rule(
+    code="SGL430",
+    name="elastic-ep-scale-up-attention-tp-without-moe-dense-tp-size-1",
+    errors="042d90bda9d4",
+    when=lambda cfg: cfg.max_ep_size is not None and cfg.moe_dense_tp_size != 1 and _refuses(cfg, "042d90bda9d4"),
+    at=("max_ep_size", "moe_dense_tp_size"),
+    message="elastic EP scale-up (`--max-ep-size {max_ep_size}`) with attention TP above 1 needs "
+    "`--moe-dense-tp-size 1`, got {moe_dense_tp_size}",
+    fix=set_("moe_dense_tp_size", "1"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --dp-size 2 --enable-dp-attention --enable-dp-lm-head "
+    "--ep-size 4 --moe-a2a-backend nixl --elastic-ep-backend mooncake --max-ep-size 8 "
+    "--load-balance-method round_robin --disable-cuda-graph",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --dp-size 4 --enable-dp-attention --enable-dp-lm-head "
+    "--ep-size 4 --moe-a2a-backend nixl --elastic-ep-backend mooncake --max-ep-size 8 "
+    "--load-balance-method round_robin --disable-cuda-graph",
+)
+
+rule(
+    code="SGL431",
+    name="elastic-ep-scale-timeout-not-positive",
+    errors="16827543fd9d",
+    when=lambda cfg: cfg.elastic_ep_scale_timeout <= 0 and _refuses(cfg, "16827543fd9d"),
+    at="elastic_ep_scale_timeout",
+    message="`--elastic-ep-scale-timeout` must be greater than zero, got {elastic_ep_scale_timeout}",
+    fix=remove("elastic_ep_scale_timeout"),
+    example=_SCALE_UP + " --elastic-ep-scale-timeout 0",
+    near_miss=_SCALE_UP + " --elastic-ep-scale-timeout 60",
+)
+
+rule(
+    code="SGL432",
+    name="elastic-ep-scale-up-with-tokenizer-workers",
+    errors="b50ca619ca89",
+    when=lambda cfg: cfg.tokenizer_worker_num != 1 and _refuses(cfg, "b50ca619ca89"),
+    at=("tokenizer_worker_num", "max_ep_size"),
+    message="elastic EP runtime scale-up (`--max-ep-size {max_ep_size}`) needs `--tokenizer-worker-num 1`, "
+    "got {tokenizer_worker_num}",
+    fix=set_("tokenizer_worker_num", "1"),
+    safe=True,
+    example=_SCALE_UP + " --tokenizer-worker-num 2",
+    near_miss=_SCALE_UP + " --tokenizer-worker-num 1",
+)
+
+rule(
+    code="SGL433",
+    name="elastic-ep-scale-up-with-ray",
+    errors="686a981201df",
+    when=lambda cfg: cfg.use_ray and _refuses(cfg, "686a981201df"),
+    at=("use_ray", "max_ep_size"),
+    message="elastic EP runtime scale-up (`--max-ep-size {max_ep_size}`) does not support `--use-ray`",
+    fix=remove("use_ray"),
+    example=_SCALE_UP + " --use-ray",
+    near_miss=_SCALE_UP,
+)
+
+rule(
+    code="SGL434",
+    name="elastic-ep-scale-up-with-expert-backup",
+    errors="7fcd9d82aa8d",
+    when=lambda cfg: cfg.enable_elastic_expert_backup and _refuses(cfg, "7fcd9d82aa8d"),
+    at=("enable_elastic_expert_backup", "max_ep_size"),
+    message="elastic EP runtime scale-up (`--max-ep-size {max_ep_size}`) does not support "
+    "`--enable-elastic-expert-backup`",
+    fix=remove("enable_elastic_expert_backup"),
+    example=_SCALE_UP + " --enable-elastic-expert-backup",
+    near_miss=_SCALE_UP,
+)
+
+rule(
+    code="SGL435",
+    name="elastic-ep-scale-join-without-initial-size",
+    errors="5fd23c9d6524",
+    when=lambda cfg: cfg.ep_join_mode == "scale" and cfg.elastic_ep_initial_size is None
+    and _refuses(cfg, "5fd23c9d6524"),
+    at=("ep_join_mode", "max_ep_size"),
+    message="an elastic EP scale joiner (`--elastic-ep-join-mode scale`) needs `--elastic-ep-initial-size` "
+    "set to the primary deployment's launch-time EP size",
+    example=_SCALE_JOIN,
+    near_miss=_SCALE_JOIN + " --elastic-ep-initial-size 2",
+)
+
+rule(
+    code="SGL436",
+    name="elastic-ep-initial-size-above-join-rank-offset",
+    errors="06a9b306b33e",
+    when=lambda cfg: cfg.ep_join_mode == "scale" and cfg.elastic_ep_initial_size is not None
+    and cfg.elastic_ep_initial_size > cfg.ep_join_rank_offset and _refuses(cfg, "06a9b306b33e"),
+    at=("elastic_ep_initial_size", "ep_join_rank_offset"),
+    message="`--elastic-ep-initial-size {elastic_ep_initial_size}` cannot exceed the current EP size "
+    "`--elastic-ep-join-rank-offset {ep_join_rank_offset}`",
+    example=_SCALE_JOIN + " --elastic-ep-initial-size 4",
+    near_miss=_SCALE_JOIN + " --elastic-ep-initial-size 2",
+)
+
+rule(
+    code="SGL437",
+    name="elastic-ep-joining-group-exceeds-max-ep-size",
+    errors="52b845158e87",
+    when=lambda cfg: cfg.ep_join_mode == "scale" and cfg.ep_join_rank_offset + cfg.tp_size > cfg.max_ep_size
+    and _refuses(cfg, "52b845158e87"),
+    at=("ep_join_rank_offset", "max_ep_size"),
+    message="the joining group ends past `--max-ep-size {max_ep_size}`: `--elastic-ep-join-rank-offset "
+    "{ep_join_rank_offset}` plus `--tp-size {tp_size}` is larger",
+    example=_SCALE_UP.replace("--max-ep-size 4", "--max-ep-size 6") + " --elastic-ep-join-mode scale --nnodes 2 "
+    "--node-rank 1 --elastic-ep-join-rank-offset 6 --elastic-ep-initial-size 2",
+    near_miss=_SCALE_UP.replace("--max-ep-size 4", "--max-ep-size 6") + " --elastic-ep-join-mode scale --nnodes 2 "
+    "--node-rank 1 --elastic-ep-join-rank-offset 4 --elastic-ep-initial-size 2",
+)
+
+rule(
+    code="SGL438",
+    name="single-rank-elastic-ep-join-without-moe-dense-tp-size-1",
+    errors="7bfa9eadba8c",
+    when=lambda cfg: cfg.ep_join_mode == "scale" and cfg.tp_size == 1 and cfg.moe_dense_tp_size != 1
+    and _refuses(cfg, "7bfa9eadba8c"),
+    at=("ep_join_mode", "moe_dense_tp_size"),
+    message="a single-rank elastic EP joining group (`--tp-size 1`) needs `--moe-dense-tp-size 1`",
+    fix=set_("moe_dense_tp_size", "1"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --tp-size 1 --enable-dp-attention --enable-dp-lm-head "
+    "--moe-a2a-backend nixl --elastic-ep-backend mooncake --max-ep-size 4 --load-balance-method round_robin "
+    "--disable-cuda-graph --elastic-ep-join-mode scale --nnodes 2 --node-rank 1 --elastic-ep-join-rank-offset 2 "
+    "--elastic-ep-initial-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --dp-size 2 --enable-dp-attention --enable-dp-lm-head "
+    "--ep-size 2 --moe-a2a-backend nixl --elastic-ep-backend mooncake --max-ep-size 4 "
+    "--load-balance-method round_robin --disable-cuda-graph --elastic-ep-join-mode scale --nnodes 2 "
+    "--node-rank 1 --elastic-ep-join-rank-offset 2 --elastic-ep-initial-size 2",
+)
+
+rule(
+    code="SGL439",
+    name="elastic-ep-primary-initial-size-not-tp-size",
+    errors="6233e56ee995",
+    when=lambda cfg: cfg.ep_join_mode != "scale" and cfg.elastic_ep_initial_size is not None
+    and cfg.elastic_ep_initial_size != cfg.tp_size and _refuses(cfg, "6233e56ee995"),
+    at="elastic_ep_initial_size",
+    message="the primary deployment's `--elastic-ep-initial-size {elastic_ep_initial_size}` must equal its "
+    "launch-time `--tp-size {tp_size}`",
+    fix=set_("elastic_ep_initial_size", lambda cfg: str(cfg.tp_size)),
+    safe=True,
+    example=_SCALE_UP + " --elastic-ep-initial-size 4",
+    near_miss=_SCALE_UP + " --elastic-ep-initial-size 2",
+)
+
+rule(
+    code="SGL440",
+    name="elastic-ep-initial-size-not-positive",
+    errors="c2594300e9c0",
+    when=lambda cfg: cfg.elastic_ep_initial_size is not None and cfg.elastic_ep_initial_size <= 0
+    and _refuses(cfg, "c2594300e9c0"),
+    at="elastic_ep_initial_size",
+    message="`--elastic-ep-initial-size` must be above 0, got {elastic_ep_initial_size}",
+    example=_SCALE_JOIN + " --elastic-ep-initial-size 0",
+    near_miss=_SCALE_JOIN + " --elastic-ep-initial-size 2",
+)
+
+rule(
+    code="SGL441",
+    name="elastic-ep-scale-up-load-balance-not-round-robin",
+    errors="9196ce59a70a",
+    # handle_load_balance_method turns `auto` into follow_bootstrap_room on a PD prefill server.
+    when=lambda cfg: cfg.load_balance_method != "round_robin" and _refuses(cfg, "9196ce59a70a"),
+    at=("load_balance_method", "max_ep_size"),
+    message="elastic EP scale-up (`--max-ep-size {max_ep_size}`) needs `--load-balance-method round_robin`: "
+    "load-aware methods need global-rank load snapshots after scale",
+    fix=set_("load_balance_method", "round_robin"),
+    safe=True,
+    example=_SCALE_UP.replace("round_robin", "total_requests"),
+    near_miss=_SCALE_UP,
+)
+
+rule(
+    code="SGL442",
+    name="elastic-ep-scale-up-backend-not-mooncake",
+    errors="c89f5f10f938",
+    when=lambda cfg: cfg.elastic_ep_backend != "mooncake" and _refuses(cfg, "c89f5f10f938"),
+    at=("elastic_ep_backend", "max_ep_size"),
+    message="elastic EP runtime scale-up (`--max-ep-size {max_ep_size}`) needs `--elastic-ep-backend mooncake`, "
+    "got `{elastic_ep_backend}`",
+    fix=set_("elastic_ep_backend", "mooncake"),
+    safe=True,
+    example=_SCALE_UP.replace("mooncake", "nixl"),
+    near_miss=_SCALE_UP,
+)
+
+rule(
+    code="SGL443",
+    name="elastic-ep-scale-up-dcp-size-not-dividing-attention-tp",
+    errors="24fde7be79cf",
+    when=lambda cfg: cfg.dcp_size > 1 and _refuses(cfg, "24fde7be79cf"),
+    at=("dcp_size", "max_ep_size"),
+    message="elastic EP scale-up (`--max-ep-size {max_ep_size}`) needs `--dcp-size {dcp_size}` to divide the "
+    "attention TP width (`--tp-size` over attention DP and CP)",
+    fix=remove("dcp_size"),
+    example=_SCALE_UP + " --dcp-size 2",
+    near_miss=_SCALE_UP + " --dcp-size 1",
+)
