@@ -9,6 +9,8 @@ and never runs for a `none`/`dummy` model path (the pipeline returns before it).
 
 from __future__ import annotations
 
+from autofix.knowledge.models import ModelInfo
+from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
 from ._common import served
@@ -20,6 +22,19 @@ from ._common import served
 _SHARD = "--model-path deepseek-ai/DeepSeek-V3 --tp-size 2 --disaggregation-mode prefill " \
     "--attention-backend trtllm_mla --disable-radix-cache --enable-kv-cache-sharding"
 _SHARD_RADIX = _SHARD.replace(" --disable-radix-cache", "")
+
+
+def _deepseek(model: ModelInfo) -> bool:
+    """DeepSeek-V2/V3 (MLA): the model overrides leave a written attention backend and
+    page size alone for them (the DSA branch is refused by sharding itself)."""
+    if not model.known and model.architecture is None:
+        raise Unresolvable("model not known")
+    return model.architecture in ("DeepseekV3ForCausalLM", "DeepseekV2ForCausalLM")
+
+
+def _prefill_trtllm_mla(prefill: object, attention: object) -> bool:
+    """The prefill backend resolves to trtllm_mla (a split prefill backend wins over the base one)."""
+    return prefill == "trtllm_mla" or (prefill is None and attention == "trtllm_mla")
 
 
 # -- handle_kv_cache_sharding: the feature checks -------------------------------------
@@ -264,4 +279,63 @@ rule(
     fix=remove("chunked_prefill_size"),
     example=f"{_SHARD} --chunked-prefill-size -1",
     near_miss=f"{_SHARD} --chunked-prefill-size 8192",
+)
+
+
+# -- validate_kv_shard_attention_backend: trtllm_mla is for plain-TP MLA ----------------
+
+rule(
+    code="SGL368",
+    name="kv-cache-sharding-trtllm-mla-with-attention-cp",
+    errors="6b3071998772",
+    # Without prefill CP the DeepSeek overrides keep the written --attn-cp-size.
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and _prefill_trtllm_mla(cfg.prefill_attention_backend, cfg.attention_backend) and _deepseek(cfg.model)
+    and not cfg.enable_prefill_cp and cfg.attn_cp_size > 1,
+    at="attn_cp_size",
+    message="`--enable-kv-cache-sharding` with the trtllm_mla prefill backend only supports plain-TP MLA: "
+    "`--attn-cp-size` must be 1, got {attn_cp_size}",
+    fix=remove("attn_cp_size"),
+    example=f"{_SHARD} --attn-cp-size 2",
+    near_miss=_SHARD,
+)
+
+rule(
+    code="SGL369",
+    name="kv-cache-sharding-trtllm-mla-without-chunked-prefix-cache",
+    errors="bbb64226bc82",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path)
+    and _prefill_trtllm_mla(cfg.prefill_attention_backend, cfg.attention_backend) and _deepseek(cfg.model)
+    and cfg.disable_chunked_prefix_cache,
+    at="disable_chunked_prefix_cache",
+    message="`--enable-kv-cache-sharding` with the trtllm_mla prefill backend requires chunked prefix caching: "
+    "it cannot be used with `--disable-chunked-prefix-cache`",
+    fix=remove("disable_chunked_prefix_cache"),
+    example=f"{_SHARD} --disable-chunked-prefix-cache",
+    near_miss=_SHARD,
+)
+
+
+# -- handle_kv_cache_sharding: the page size ---------------------------------------------
+
+rule(
+    code="SGL370",
+    name="kv-cache-sharding-without-real-page-size",
+    errors="c55a52e77ccf",
+    # fa3 is the backend that leaves page size 1 alone (trtllm_mla and the others snap it
+    # up); an fp8_e5m2 KV cache turns fa3 into triton, which sharding refuses first.
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path) and _deepseek(cfg.model)
+    and cfg.attention_backend == "fa3" and cfg.prefill_attention_backend in (None, "fa3")
+    and cfg.decode_attention_backend in (None, "fa3") and cfg.kv_cache_dtype != "fp8_e5m2"
+    and (cfg.page_size is None or cfg.page_size <= 1),
+    at=("page_size", "enable_kv_cache_sharding"),
+    message=lambda cfg: "`--enable-kv-cache-sharding` requires a real page size above 1 (`--page-size 64` "
+    f"recommended); the fa3 backend keeps it at {1 if cfg.page_size is None else cfg.page_size}",
+    fix=set_("page_size", "64"),
+    safe=True,
+    gpu="h100",
+    example="--model-path deepseek-ai/DeepSeek-V3 --tp-size 2 --disaggregation-mode prefill "
+    "--attention-backend fa3 --disable-radix-cache --enable-kv-cache-sharding",
+    near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp-size 2 --disaggregation-mode prefill "
+    "--attention-backend fa3 --disable-radix-cache --enable-kv-cache-sharding --page-size 64",
 )
