@@ -39,13 +39,19 @@ def _quant(quantization: object, model_path: object) -> object:
     return None if quantization == "unquant" else quantization
 
 
-def _standard_dispatch(a2a: str, dwdp_size: int, waterfill: bool, prefill_cp: bool) -> bool:
-    """The MoE a2a backend is `none` when the LoRA checks read it: DWDP turns it off
-    and ascend_tp reads as none; Waterfill turns it into deepep, and prefill CP on
-    DeepSeek models may too (quiet there)."""
+def _a2a(backend: str, runner: str, dwdp_size: int, waterfill: bool, prefill_cp: bool) -> str:
+    """The MoE a2a backend handle_a2a_moe reads, from what the launch says: the megamoe
+    runner alias picks megamoe, DWDP turns it off, Waterfill turns it into deepep;
+    prefill CP on DeepSeek models may pick deepep (quiet there)."""
     if prefill_cp:
         raise Unresolvable("prefill CP may pick deepep")
-    return not waterfill and (a2a in ("none", "ascend_tp") or dwdp_size > 1)
+    if runner == "megamoe":
+        backend = "megamoe"
+    if dwdp_size > 1:
+        backend = "none"
+    if waterfill and backend not in ("deepep", "megamoe"):
+        backend = "deepep"
+    return backend
 
 
 def _attn_dp(attn_dp_size: int, dp_size: int, enable_dp_attention: bool) -> int:
@@ -146,7 +152,8 @@ rule(
     and _lora_on(cfg.enable_lora, cfg.lora_paths, cfg.dllm_algorithm) and cfg.lora_backend == "triton_v2"
     and _quant(cfg.quantization, cfg.model_path) in (None, "fp8", "modelopt_fp4")
     and (_quant(cfg.quantization, cfg.model_path) != "modelopt_fp4" or cfg.moe_runner_backend == "lora_marlin")
-    and not _standard_dispatch(cfg.moe_a2a_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp),
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    not in ("none", "ascend_tp"),
     at="moe_a2a_backend",
     message="`--moe-runner-backend {moe_runner_backend}` requires standard dispatch "
     "(`--moe-a2a-backend none`), got `--moe-a2a-backend {moe_a2a_backend}`",
@@ -163,7 +170,8 @@ rule(
     and _lora_on(cfg.enable_lora, cfg.lora_paths, cfg.dllm_algorithm) and cfg.lora_backend == "triton_v2"
     and _quant(cfg.quantization, cfg.model_path) in (None, "fp8", "modelopt_fp4")
     and (_quant(cfg.quantization, cfg.model_path) != "modelopt_fp4" or cfg.moe_runner_backend == "lora_marlin")
-    and _standard_dispatch(cfg.moe_a2a_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    in ("none", "ascend_tp")
     and cfg.ep_join_mode is not None,
     at="ep_join_mode",
     message="`--moe-runner-backend {moe_runner_backend}` does not yet support elastic EP "
@@ -181,7 +189,8 @@ rule(
     and _lora_on(cfg.enable_lora, cfg.lora_paths, cfg.dllm_algorithm) and cfg.lora_backend == "triton_v2"
     and _quant(cfg.quantization, cfg.model_path) in (None, "fp8", "modelopt_fp4")
     and (_quant(cfg.quantization, cfg.model_path) != "modelopt_fp4" or cfg.moe_runner_backend == "lora_marlin")
-    and _standard_dispatch(cfg.moe_a2a_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    in ("none", "ascend_tp")
     and cfg.ep_join_mode is None
     and (cfg.enable_eplb or cfg.init_expert_location != "trivial" or cfg.ep_num_redundant_experts > 0),
     at=("enable_eplb", "ep_num_redundant_experts", "init_expert_location"),
@@ -225,4 +234,115 @@ rule(
     "--enable-tp-lm-head-all-to-all",
     near_miss="--model-path Qwen/Qwen3-8B --tp 8 --dp 8 --enable-dp-attention --attn-cp-size 1 "
     "--enable-tp-lm-head-all-to-all",
+)
+
+# -- DeepEP v2 (handle_a2a_moe) ----------------------------------------------------
+# validate_deepep_v2_model_architecture runs first: an instance-connector model path,
+# then architectures other than the registered ones are refused with their own message.
+
+_DEEPEP_V2_MODELS = ("DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM", "Qwen3MoeForCausalLM")
+# DeepEP v2's dispatch buffer holds 128 tokens per rank unless an environment variable says more.
+_V2 = "--model-path deepseek-ai/DeepSeek-V3 --tp 8 --moe-a2a-backend deepep_v2 --chunked-prefill-size 128 --max-running-requests 128"
+
+
+def _deepep_v2_model(model_path: object, architecture: str | None) -> bool:
+    """The served model passes validate_deepep_v2_model_architecture (registered in every release)."""
+    return not str(model_path).startswith("instance://") and architecture in _DEEPEP_V2_MODELS
+
+
+def _deep_gemm(runner: str, quantization: object) -> bool:
+    """The runner resolves to deep_gemm under DeepEP v2: written, or auto where no
+    quantization constraint picks a FlashInfer runner first."""
+    return runner == "deep_gemm" or (runner == "auto" and quantization not in ("mxfp8", "nvfp4_online", "modelopt_fp4"))
+
+
+rule(
+    code="SGL630",
+    name="deepep-v2-with-instance-connector",
+    errors="e72743638dc6",
+    when=lambda cfg: served(cfg.model_path) and str(cfg.model_path).startswith("instance://")
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "deepep_v2",
+    at=("moe_a2a_backend", "model_path"),
+    message="`--moe-a2a-backend deepep_v2` cannot validate a model loaded through an instance connector "
+    "(`--model-path {model_path}`); load it from a model path or use `--moe-a2a-backend deepep`",
+    fix=set_("moe_a2a_backend", "deepep"),
+    safe=True,
+    example="--model-path instance://10.0.0.1:30000 --served-model-name remote --tp 8 --moe-a2a-backend deepep_v2",
+    near_miss="--model-path instance://10.0.0.1:30000 --served-model-name remote --tp 8 --moe-a2a-backend deepep",
+)
+
+rule(
+    code="SGL631",
+    name="deepep-v2-with-non-deep-gemm-moe-runner",
+    errors="b362ebd69f88",
+    when=lambda cfg: served(cfg.model_path)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "deepep_v2" and _deepep_v2_model(cfg.model_path, cfg.model.architecture)
+    and cfg.moe_runner_backend not in ("auto", "deep_gemm"),
+    at="moe_runner_backend",
+    message="`--moe-a2a-backend deepep_v2` only supports `--moe-runner-backend deep_gemm`, "
+    "got `--moe-runner-backend {moe_runner_backend}`",
+    fix=set_("moe_runner_backend", "deep_gemm"),
+    safe=True,
+    example=_V2 + " --moe-runner-backend triton",
+    near_miss=_V2 + " --moe-runner-backend deep_gemm",
+)
+
+rule(
+    code="SGL632",
+    name="deepep-v2-with-batch-overlap",
+    errors="27c79179c2e5",
+    when=lambda cfg: served(cfg.model_path)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "deepep_v2" and _deepep_v2_model(cfg.model_path, cfg.model.architecture)
+    and _deep_gemm(cfg.moe_runner_backend, cfg.quantization)
+    and (cfg.enable_two_batch_overlap or cfg.enable_single_batch_overlap),
+    at=("enable_two_batch_overlap", "enable_single_batch_overlap"),
+    message="`--moe-a2a-backend deepep_v2` has no two-batch / single-batch overlap hooks yet: drop "
+    "`--enable-two-batch-overlap` and `--enable-single-batch-overlap`",
+    fix=(remove("enable_two_batch_overlap"), remove("enable_single_batch_overlap")),
+    safe=True,
+    example=_V2 + " --enable-two-batch-overlap",
+    near_miss=_V2,
+)
+
+rule(
+    code="SGL633",
+    name="deepep-v2-with-shared-experts-fusion",
+    errors="5db72ccab238",
+    when=lambda cfg: served(cfg.model_path)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "deepep_v2" and _deepep_v2_model(cfg.model_path, cfg.model.architecture)
+    and _deep_gemm(cfg.moe_runner_backend, cfg.quantization)
+    and not cfg.enable_two_batch_overlap and not cfg.enable_single_batch_overlap
+    and cfg.enforce_shared_experts_fusion,
+    at="enforce_shared_experts_fusion",
+    message="`--moe-a2a-backend deepep_v2` has not validated fused shared experts: remove "
+    "`--enforce-shared-experts-fusion`",
+    fix=remove("enforce_shared_experts_fusion"),
+    safe=True,
+    example=_V2 + " --enforce-shared-experts-fusion",
+    near_miss=_V2,
+)
+
+rule(
+    code="SGL634",
+    name="deepep-v2-direct-mode-across-nodes",
+    errors="43a034702e6e",
+    when=lambda cfg: served(cfg.model_path)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "deepep_v2" and _deepep_v2_model(cfg.model_path, cfg.model.architecture)
+    and _deep_gemm(cfg.moe_runner_backend, cfg.quantization)
+    and not cfg.enable_two_batch_overlap and not cfg.enable_single_batch_overlap
+    and not cfg.enforce_shared_experts_fusion and cfg.deepep_v2_mode == "direct" and cfg.nnodes > 1,
+    at=("deepep_v2_mode", "nnodes"),
+    message="`--deepep-v2-mode direct` is NVLink-only and cannot run across nodes (`--nnodes {nnodes}`); "
+    "use `--deepep-v2-mode hybrid`",
+    fix=set_("deepep_v2_mode", "hybrid"),
+    safe=True,
+    example="--model-path deepseek-ai/DeepSeek-V3 --tp 16 --nnodes 2 --node-rank 0 --dist-init-addr 10.0.0.1:5000 "
+    "--moe-a2a-backend deepep_v2 --chunked-prefill-size 128 --max-running-requests 128",
+    near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp 16 --nnodes 2 --node-rank 0 --dist-init-addr 10.0.0.1:5000 "
+    "--moe-a2a-backend deepep_v2 --chunked-prefill-size 128 --max-running-requests 128 --deepep-v2-mode hybrid",
 )
