@@ -178,7 +178,82 @@ def _scale_up_refusal(cfg, release, mode, tp, max_ep_size, initial, offset) -> s
         return "b57ecae48fda"
     if attn_tp is not None and attn_tp % cfg.dcp_size:
         return "24fde7be79cf"
-    raise Unresolvable("the CUDA graph checks come next")
+    # Both CUDA graph phases off (0.5.17-0.5.20 need that; later ones the prefill graph off and
+    # the decode one off or full), and past the checks of a full decode graph's recapture.
+    _graphs_off(cfg)
+    return _scale_up_topology_refusal(cfg, release, mode, tp)
+
+
+def _graphs_off(cfg) -> None:  # noqa: ANN001
+    """Unknown unless the launch turns off both CUDA graph phases itself: the
+    resolution turns an unlocked phase on or off by model, backend and GPU, but
+    never turns a phase the launch set to `disabled` back on."""
+    if cfg.cuda_graph_config is not None:
+        raise Unresolvable("--cuda-graph-config is read by SGLang's own parser")
+    for phase in ("decode", "prefill"):
+        backend = cfg.get(f"cuda_graph_backend_{phase}", None)
+        off = backend == "disabled" if backend is not None else \
+            cfg.disable_cuda_graph or cfg.get(f"disable_{phase}_cuda_graph", False)
+        if not off:
+            raise Unresolvable(f"the {phase} CUDA graph backend is resolved at start")
+
+
+def _a2a_backend(cfg) -> str:  # noqa: ANN001
+    """moe_a2a_backend when handle_elastic_ep reads it (the layout is as written)."""
+    if cfg.enable_waterfill or cfg.get("moe_runner_backend", "auto") == "megamoe":
+        raise Unresolvable("Waterfill and the megamoe runner pick the a2a backend")
+    backend = cfg.moe_a2a_backend
+    if backend == "ascend_tp":
+        raise Unresolvable("ascend_tp is resolved to none on the machine")
+    if backend == "none":
+        model = cfg._launch.model
+        if model.architecture is None and not model.known:
+            raise Unresolvable("model not known")
+        if (model.architecture or "").startswith("MiniMaxM3"):
+            raise Unresolvable("MiniMax-M3 NVFP4 picks megamoe")
+    return backend
+
+
+def _scale_up_topology_refusal(cfg, release, mode, tp) -> str | None:  # noqa: ANN001, C901, PLR0911
+    """The last asserts of the scale-up block: attention DP, the DP LM head, CP, MoE DP, EP and a2a."""
+    _layout_as_written(cfg)
+    if release >= (0, 5, 22):
+        attn_dp, dp = _attn_dp_dp(cfg)
+        if not (attn_dp > 1 or mode == "scale"):
+            return "dec87a2a677a"
+        # _data_parallelism_defaults turns the DP LM head off with one DP rank (not for a scale joiner).
+        lm_head = cfg.enable_dp_lm_head and not (dp * attn_dp == 1 and mode != "scale")
+    else:
+        # _data_parallelism_defaults turns both off with --dp-size 1 (not for a scale joiner).
+        single = cfg.dp_size == 1 and mode != "scale"
+        if not (cfg.enable_dp_attention and not single):
+            return "other"  # Elastic EP scale-up requires --enable-dp-attention
+        lm_head = cfg.enable_dp_lm_head and not single
+    if not lm_head:
+        return "acf046d83d17"
+    if cfg.attn_cp_size != 1:
+        return "4df7a0c5303b"
+    if cfg.moe_dp_size != 1:
+        return "9f5784e8709a"
+    a2a = _a2a_backend(cfg)
+    if a2a == "nixl":
+        return None if release >= (0, 5, 23) or _older_widths_pass(cfg, release, tp) else "other"
+    if a2a != "none":
+        raise Unresolvable("whether this a2a backend spans EP over the TP group differs by release")
+    if cfg.ep_size != tp:
+        return "72130126aea5" if release >= (0, 5, 23) else "other"
+    if not _older_widths_pass(cfg, release, tp):
+        return "other"
+    return "0ec629973d70"
+
+
+def _older_widths_pass(cfg, release, tp) -> bool:  # noqa: ANN001
+    """Before 0.5.23 scale-up also needs dp_size (to 0.5.21) or attn_dp_size (0.5.22) equal to tp_size."""
+    if release >= (0, 5, 23):
+        return True
+    if release >= (0, 5, 22):
+        return _attn_dp_dp(cfg)[0] == tp
+    return cfg.dp_size == tp
 
 
 def _refuses(cfg, error: str) -> bool:  # noqa: ANN001
@@ -517,4 +592,73 @@ rule(
     fix=remove("dcp_size"),
     example=_SCALE_UP + " --dcp-size 2",
     near_miss=_SCALE_UP + " --dcp-size 1",
+)
+
+rule(
+    code="SGL444",
+    name="elastic-ep-scale-up-without-attention-dp",
+    errors="dec87a2a677a",
+    when=lambda cfg: cfg.max_ep_size is not None and cfg.ep_join_mode != "scale"
+    and _refuses(cfg, "dec87a2a677a"),
+    at="max_ep_size",
+    message="elastic EP scale-up (`--max-ep-size {max_ep_size}`) needs attention DP (`--attn-dp-size`): without it "
+    "the TP group is not WORLD and the collectives after a scale are invalid",
+    example="--model-path Qwen/Qwen3-8B --tp-size 1 --moe-a2a-backend nixl --elastic-ep-backend mooncake "
+    "--max-ep-size 4 --load-balance-method round_robin --disable-cuda-graph",
+    near_miss=_SCALE_UP,
+)
+
+rule(
+    code="SGL445",
+    name="elastic-ep-scale-up-without-dp-lm-head",
+    errors="acf046d83d17",
+    when=lambda cfg: cfg.max_ep_size is not None and not cfg.enable_dp_lm_head and _refuses(cfg, "acf046d83d17"),
+    at="max_ep_size",
+    message="elastic EP scale-up (`--max-ep-size {max_ep_size}`) needs `--enable-dp-lm-head`, so that the output "
+    "projection does not depend on the joining group's TP size",
+    fix=set_("enable_dp_lm_head"),
+    safe=True,
+    example=_SCALE_UP.replace(" --enable-dp-lm-head", ""),
+    near_miss=_SCALE_UP,
+)
+
+rule(
+    code="SGL446",
+    name="elastic-ep-scale-up-with-attention-cp",
+    errors="4df7a0c5303b",
+    when=lambda cfg: cfg.attn_cp_size != 1 and _refuses(cfg, "4df7a0c5303b"),
+    at=("attn_cp_size", "max_ep_size"),
+    message="elastic EP scale-up (`--max-ep-size {max_ep_size}`) needs `--attn-cp-size 1`, got {attn_cp_size}",
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --dp-size 2 --enable-dp-attention --enable-dp-lm-head "
+    "--attn-cp-size 2 --ep-size 4 --moe-a2a-backend nixl --elastic-ep-backend mooncake --max-ep-size 8 "
+    "--load-balance-method round_robin --disable-cuda-graph",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --dp-size 4 --enable-dp-attention --enable-dp-lm-head "
+    "--attn-cp-size 1 --ep-size 4 --moe-a2a-backend nixl --elastic-ep-backend mooncake --max-ep-size 8 "
+    "--load-balance-method round_robin --disable-cuda-graph",
+)
+
+rule(
+    code="SGL447",
+    name="elastic-ep-scale-up-ep-size-not-tp-size",
+    errors="72130126aea5",
+    when=lambda cfg: cfg.ep_size != cfg.tp_size and _refuses(cfg, "72130126aea5"),
+    at=("ep_size", "max_ep_size"),
+    message="elastic EP scale-up (`--max-ep-size {max_ep_size}`) needs the EP size to equal `--tp-size {tp_size}`, "
+    "got `--ep-size {ep_size}`",
+    example=_SCALE_UP.replace(" --moe-a2a-backend nixl", "").replace("--ep-size 2", "--ep-size 1"),
+    near_miss=_SCALE_UP.replace("--ep-size 2", "--ep-size 1"),
+)
+
+rule(
+    code="SGL448",
+    name="elastic-ep-scale-up-a2a-backend-not-nixl",
+    errors="0ec629973d70",
+    when=lambda cfg: cfg.moe_a2a_backend != "nixl" and _refuses(cfg, "0ec629973d70"),
+    at=("moe_a2a_backend", "max_ep_size"),
+    message="elastic EP scale-up (`--max-ep-size {max_ep_size}`) needs `--moe-a2a-backend nixl`, "
+    "got `{moe_a2a_backend}`",
+    fix=set_("moe_a2a_backend", "nixl"),
+    safe=True,
+    example=_SCALE_UP.replace(" --moe-a2a-backend nixl", ""),
+    near_miss=_SCALE_UP,
 )
