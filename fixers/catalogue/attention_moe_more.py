@@ -346,3 +346,55 @@ rule(
     near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp 16 --nnodes 2 --node-rank 0 --dist-init-addr 10.0.0.1:5000 "
     "--moe-a2a-backend deepep_v2 --chunked-prefill-size 128 --max-running-requests 128 --deepep-v2-mode hybrid",
 )
+
+# -- FlashInfer MegaMOE (handle_a2a_moe) -------------------------------------------
+# validate_flashinfer_megamoe_model runs first: the architectures SGLang validated
+# (every release's list holds these) and an MXFP8 or ModelOpt NVFP4 --quantization
+# (other checkpoints are known only from their config: quiet there).
+
+_MEGAMOE_MODELS = ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
+                   "DeepseekV4ForCausalLM", "Glm4MoeForCausalLM", "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM")
+_FI_MEGAMOE = "--model-path nvidia/DeepSeek-R1-FP4 --tp 8 --moe-a2a-backend flashinfer_megamoe " \
+    "--quantization modelopt_fp4"
+
+rule(
+    code="SGL635",
+    name="flashinfer-megamoe-without-full-attention-dp",
+    errors="3f711dd3500e",
+    when=lambda cfg: served(cfg.model_path)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "flashinfer_megamoe" and cfg.model.architecture in _MEGAMOE_MODELS
+    and cfg.quantization in ("mxfp8", "modelopt_fp4") and cfg.ep_join_mode != "scale"
+    and not (_attn_dp(cfg.attn_dp_size, cfg.dp_size, cfg.enable_dp_attention) > 1
+             and _attn_dp(cfg.attn_dp_size, cfg.dp_size, cfg.enable_dp_attention) == cfg.tp_size),
+    at=("moe_a2a_backend", "attn_dp_size"),
+    message="`--moe-a2a-backend flashinfer_megamoe` is only supported with `--attn-dp-size` equal to "
+    "`--tp-size {tp_size}`",
+    example=_FI_MEGAMOE,
+    near_miss=_FI_MEGAMOE + " --attn-dp-size 8",
+    note="No automatic fix: attention DP over all `--tp-size` ranks (`--attn-dp-size` equal to it) changes "
+    "how the model is laid out, and drops the `--dp-size` replicas a launch may also ask for.",
+)
+
+rule(
+    code="SGL636",
+    name="flashinfer-megamoe-a2a-with-other-moe-runner",
+    errors="bc2c04f6d3ca",
+    # mxfp8 replaces a runner it does not support with flashinfer_megamoe first.
+    when=lambda cfg: served(cfg.model_path)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "flashinfer_megamoe" and cfg.model.architecture in _MEGAMOE_MODELS
+    and cfg.quantization in ("mxfp8", "modelopt_fp4")
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) > 1
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) == cfg.tp_size
+    and cfg.moe_runner_backend not in ("auto", "flashinfer_megamoe")
+    and (cfg.quantization != "mxfp8"
+         or cfg.moe_runner_backend in ("cutlass", "deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_routed")),
+    at="moe_runner_backend",
+    message="`--moe-a2a-backend flashinfer_megamoe` requires `--moe-runner-backend flashinfer_megamoe`, "
+    "got `--moe-runner-backend {moe_runner_backend}`",
+    fix=set_("moe_runner_backend", "flashinfer_megamoe"),
+    safe=True,
+    example=_FI_MEGAMOE + " --dp 8 --enable-dp-attention --moe-runner-backend flashinfer_trtllm",
+    near_miss=_FI_MEGAMOE + " --dp 8 --enable-dp-attention --moe-runner-backend flashinfer_megamoe",
+)
