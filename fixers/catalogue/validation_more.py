@@ -1,10 +1,9 @@
 """Catalogue rules: more general validation. The `--cuda-graph-config` JSON
-(`parse_cuda_graph_config_arg` in `model_executor/cuda_graph_config.py`, and
-`validate_cuda_graph_config` / `finalize_cuda_graph_prefill_max_context` in
-`cuda_graph_hook.py`), the `--lora-paths` values (`LoRAPathAction` in `argparse_actions.py`),
-`handle_other_validations` in `serving_hook.py`, and `check_server_args`,
-`check_watermark_server_args`, `check_two_batch_overlap` and `check_load_publish_args` in
-`validation_hook.py`; in 0.5.17/0.5.18 the hooks' checks live in `server_args.py`.
+(`parse_cuda_graph_config_arg` in `model_executor/cuda_graph_config.py`, argparse's type for it;
+`validate_cuda_graph_config` and `finalize_cuda_graph_prefill_max_context` in
+`cuda_graph_hook.py`), `handle_other_validations` in `serving_hook.py`, and `check_server_args`,
+`check_two_batch_overlap` and `check_load_publish_args` in `validation_hook.py`; in
+0.5.17/0.5.18 the hooks' checks live in `server_args.py`.
 """
 
 from __future__ import annotations
