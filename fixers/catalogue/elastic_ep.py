@@ -662,3 +662,101 @@ rule(
     example=_SCALE_UP.replace(" --moe-a2a-backend nixl", ""),
     near_miss=_SCALE_UP,
 )
+
+
+# -- handle_dwdp (after --dwdp-size equals --tp-size and before the layout it forces) -
+
+rule(
+    code="SGL450",
+    name="dwdp-on-pd-decode-server",
+    errors="2d7d1a9ba80b",
+    when=lambda cfg: cfg.dwdp_size > 1 and cfg.dwdp_size == cfg.tp_size
+    and cfg.disaggregation_mode not in ("null", "prefill") and served(cfg.model_path),
+    at=("dwdp_size", "disaggregation_mode"),
+    message="DWDP (`--dwdp-size {dwdp_size}`) needs `--disaggregation-mode null` or `prefill`, "
+    "got `{disaggregation_mode}`",
+    fix=remove("dwdp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --dwdp-size 4 --disaggregation-mode decode",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --dwdp-size 4 --disaggregation-mode prefill",
+)
+
+rule(
+    code="SGL451",
+    name="dwdp-with-speculative-decoding",
+    errors="4b006e75b917",
+    # --enable-return-aux-hidden-states (0.5.23) only names a capture convention and resets it to None first.
+    when=lambda cfg: cfg.dwdp_size > 1 and cfg.dwdp_size == cfg.tp_size
+    and cfg.disaggregation_mode in ("null", "prefill") and not cfg.enable_eplb
+    and cfg.speculative_algorithm is not None and not cfg.get("enable_return_aux_hidden_states", False)
+    and served(cfg.model_path),
+    at=("speculative_algorithm", "dwdp_size"),
+    message="DWDP (`--dwdp-size {dwdp_size}`) does not support speculative decoding "
+    "(`--speculative-algorithm {speculative_algorithm}`)",
+    fix=remove("dwdp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --dwdp-size 4 --speculative-algorithm NGRAM",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --dwdp-size 4",
+)
+
+rule(
+    code="SGL452",
+    name="dwdp-with-two-batch-overlap",
+    errors="eaa65c53d18e",
+    when=lambda cfg: cfg.dwdp_size > 1 and cfg.dwdp_size == cfg.tp_size
+    and cfg.disaggregation_mode in ("null", "prefill") and not cfg.enable_eplb
+    and (cfg.speculative_algorithm is None or cfg.get("enable_return_aux_hidden_states", False))
+    and cfg.pp_size == 1 and cfg.enable_two_batch_overlap and served(cfg.model_path),
+    at=("enable_two_batch_overlap", "dwdp_size"),
+    message="DWDP's prefetch event protocol (`--dwdp-size {dwdp_size}`) does not support "
+    "`--enable-two-batch-overlap`",
+    fix=remove("enable_two_batch_overlap"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --dwdp-size 4 --enable-two-batch-overlap",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --dwdp-size 4",
+)
+
+# -- handle_data_parallelism / context_parallel_attn_dp_size ----------------------
+
+rule(
+    code="SGL453",
+    name="dp-size-with-attn-dp-size",
+    errors=("3e678a779b57", "69d2f1805d0f"),
+    # handle_dwdp resets dp_size to 1 first; the DeepSeek CP overrides (context_parallel_attn_dp_size)
+    # refuse the same layout earlier with the same words. `--dp N --enable-dp-attention` beside
+    # `--attn-dp-size` above 1 stays as written (handle_deprecated_dp_attention).
+    when=lambda cfg: cfg.attn_dp_size > 1 and cfg.dp_size > 1 and cfg.dwdp_size <= 1 and served(cfg.model_path),
+    at=("dp_size", "attn_dp_size"),
+    message="`--dp-size {dp_size}` (data-parallel replicas) cannot be combined with attention data "
+    "parallelism `--attn-dp-size {attn_dp_size}`",
+    fix=remove("dp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --attn-dp-size 2 --dp-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --attn-dp-size 2",
+)
+
+# -- handle_expert_pack -------------------------------------------------------------
+
+
+def _expert_pack_problems(cfg) -> list[str]:  # noqa: ANN001
+    """What handle_expert_pack reports from the flags alone (files it checks are not read here);
+    any one of them makes it raise, after it has looked at the rest."""
+    sizes = [("--tp-size", cfg.tp_size), ("--dp-size", cfg.dp_size), ("--ep-size", cfg.ep_size)]
+    if cfg.has("attn_dp_size"):  # 0.5.22 on
+        sizes.append(("--attn-dp-size", cfg.attn_dp_size))
+    problems = [f"`{option} {size}` (must be 1)" for option, size in sizes if size != 1]
+    problems += [f"`{flag}`" for flag, on in (("--enforce-shared-experts-fusion", cfg.enforce_shared_experts_fusion),
+                                             ("--enable-waterfill", cfg.enable_waterfill)) if on]
+    for phase in ("decode", "prefill"):
+        backend = cfg.get(f"cuda_graph_backend_{phase}", None)
+        if backend not in (None, "disabled") and cfg.cuda_graph_config is None:
+            problems.append(f"`--cuda-graph-backend-{phase} {backend}` (must be disabled)")
+    return problems
+
+
+rule(
+    code="SGL454",
+    name="expert-pack-load-format-with-unsupported-flags",
+    errors="cdb1b44789c3",
+    when=lambda cfg: cfg.load_format == "expert_pack" and bool(_expert_pack_problems(cfg)) and served(cfg.model_path),
+    at=("load_format",),
+    message=lambda cfg: "`--load-format expert_pack` does not support " + ", ".join(_expert_pack_problems(cfg)),
+    example="--model-path Qwen/Qwen3-8B --load-format expert_pack --tp-size 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2",
+)
