@@ -398,3 +398,59 @@ rule(
     example=_FI_MEGAMOE + " --dp 8 --enable-dp-attention --moe-runner-backend flashinfer_trtllm",
     near_miss=_FI_MEGAMOE + " --dp 8 --enable-dp-attention --moe-runner-backend flashinfer_megamoe",
 )
+
+# -- pplx (handle_a2a_moe) -----------------------------------------------------------
+
+_PPLX = "--model-path Qwen/Qwen3-8B --tp 8 --dp 8 --enable-dp-attention --moe-a2a-backend pplx " \
+    "--chunked-prefill-size -1"
+
+rule(
+    code="SGL637",
+    name="pplx-with-other-moe-runner",
+    errors="d26de0920cf3",
+    # Before it: --deepep-mode normal and fewer than 2 attention-DP groups are refused.
+    when=lambda cfg: served(cfg.model_path)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "pplx" and cfg.deepep_mode != "normal"
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) >= 2
+    and cfg.moe_runner_backend not in ("auto", "deep_gemm"),
+    at="moe_runner_backend",
+    message="`--moe-a2a-backend pplx` is only supported with `--moe-runner-backend deep_gemm` (or auto), "
+    "got `--moe-runner-backend {moe_runner_backend}`",
+    fix=set_("moe_runner_backend", "deep_gemm"),
+    safe=True,
+    example=_PPLX + " --moe-runner-backend triton",
+    near_miss=_PPLX + " --moe-runner-backend deep_gemm",
+)
+
+# -- FlashInfer MoE A2A (handle_a2a_moe) ----------------------------------------------
+# Before the runner check: attention DP over all TP ranks, and the dispatch type
+# (handle_flashinfer_a2a_dispatch_type: mxfp8 dispatch needs the routed runner).
+
+_FI_A2A = "--model-path Qwen/Qwen3-8B --tp 8 --dp 8 --enable-dp-attention --moe-a2a-backend flashinfer"
+_FI_A2A_RUNNERS = ("flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_trtllm", "flashinfer_trtllm_routed",
+                   "deep_gemm")
+
+rule(
+    code="SGL638",
+    name="flashinfer-a2a-with-unsupported-moe-runner",
+    errors="4434e6e70d9f",
+    # An auto runner may resolve to a FlashInfer one (quantization, checkpoint, GPU): only a
+    # written runner is read; mxfp8 replaces the runners it does not support with flashinfer_trtllm.
+    when=lambda cfg: served(cfg.model_path)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "flashinfer"
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) > 1
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) == cfg.tp_size
+    and (cfg.get("flashinfer_a2a_dispatch_type") in (None, "bf16")
+         or (cfg.get("flashinfer_a2a_dispatch_type") == "auto" and cfg.quantization != "mxfp8"))
+    and cfg.moe_runner_backend not in ("auto", *_FI_A2A_RUNNERS)
+    and (cfg.quantization != "mxfp8" or cfg.moe_runner_backend in ("cutlass", "flashinfer_megamoe")),
+    at="moe_runner_backend",
+    message="`--moe-a2a-backend flashinfer` is supported with `--moe-runner-backend` flashinfer_cutlass, "
+    "flashinfer_cutedsl, flashinfer_trtllm, flashinfer_trtllm_routed or deep_gemm, "
+    "not `{moe_runner_backend}`",
+    example=_FI_A2A + " --moe-runner-backend triton",
+    near_miss=_FI_A2A + " --moe-runner-backend flashinfer_cutlass",
+    note="No automatic fix: which FlashInfer runner fits depends on the checkpoint's quantization.",
+)
