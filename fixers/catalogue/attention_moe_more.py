@@ -454,3 +454,51 @@ rule(
     near_miss=_FI_A2A + " --moe-runner-backend flashinfer_cutlass",
     note="No automatic fix: which FlashInfer runner fits depends on the checkpoint's quantization.",
 )
+
+# -- FlashInfer A2A dispatch type (handle_flashinfer_a2a_dispatch_type, from handle_a2a_moe) --
+# Reached with `--moe-a2a-backend flashinfer` and a written --flashinfer-a2a-dispatch-type.
+# An unset --quantization may be filled from the checkpoint first: these rules read a written one.
+
+rule(
+    code="SGL639",
+    name="flashinfer-mxfp8-dispatch-without-mxfp8-quantization",
+    errors="0f6d1f565f39",
+    when=lambda cfg: served(cfg.model_path)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "flashinfer"
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) > 1
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) == cfg.tp_size
+    and cfg.flashinfer_a2a_dispatch_type == "mxfp8"
+    and cfg.quantization is not None and _quant(cfg.quantization, cfg.model_path) != "mxfp8",
+    at="flashinfer_a2a_dispatch_type",
+    message="`--flashinfer-a2a-dispatch-type mxfp8` requires `--quantization mxfp8`, got `--quantization {quantization}`",
+    fix=remove("flashinfer_a2a_dispatch_type"),
+    example=_FI_A2A + " --moe-runner-backend flashinfer_cutlass --quantization modelopt_fp4 "
+    "--flashinfer-a2a-dispatch-type mxfp8",
+    near_miss=_FI_A2A + " --moe-runner-backend flashinfer_cutlass --quantization modelopt_fp4 "
+    "--flashinfer-a2a-dispatch-type nvfp4",
+)
+
+rule(
+    code="SGL640",
+    name="flashinfer-mxfp8-dispatch-without-routed-moe-runner",
+    errors="faab985a3a94",
+    # Under mxfp8 an auto runner, and one mxfp8 does not support, become flashinfer_trtllm, which
+    # handle_a2a_moe swaps for flashinfer_trtllm_routed before the dispatch type is checked.
+    when=lambda cfg: served(cfg.model_path)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "flashinfer"
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) > 1
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) == cfg.tp_size
+    and cfg.flashinfer_a2a_dispatch_type in ("mxfp8", "auto") and _quant(cfg.quantization, cfg.model_path) == "mxfp8"
+    and cfg.moe_runner_backend in ("cutlass", "deep_gemm", "flashinfer_megamoe"),
+    at=("moe_runner_backend", "flashinfer_a2a_dispatch_type"),
+    message="`--flashinfer-a2a-dispatch-type {flashinfer_a2a_dispatch_type}` (mxfp8 dispatch under "
+    "`--quantization mxfp8`) requires `--moe-runner-backend flashinfer_trtllm_routed`, "
+    "got `--moe-runner-backend {moe_runner_backend}`",
+    fix=set_("moe_runner_backend", "flashinfer_trtllm_routed"),
+    safe=True,
+    example=_FI_A2A + " --quantization mxfp8 --moe-runner-backend deep_gemm --flashinfer-a2a-dispatch-type mxfp8",
+    near_miss=_FI_A2A + " --quantization mxfp8 --moe-runner-backend flashinfer_trtllm_routed "
+    "--flashinfer-a2a-dispatch-type mxfp8",
+)
