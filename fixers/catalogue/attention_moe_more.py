@@ -11,7 +11,7 @@ The rules in `moe_attention.py` (SGL600-613) cover the rest of these hooks.
 from __future__ import annotations
 
 from autofix.model import Unresolvable
-from autofix.rules import remove, rule, set_
+from autofix.rules import known, remove, rule, set_
 
 from ._common import served
 
@@ -501,4 +501,30 @@ rule(
     example=_FI_A2A + " --quantization mxfp8 --moe-runner-backend deep_gemm --flashinfer-a2a-dispatch-type mxfp8",
     near_miss=_FI_A2A + " --quantization mxfp8 --moe-runner-backend flashinfer_trtllm_routed "
     "--flashinfer-a2a-dispatch-type mxfp8",
+)
+
+# -- FlashInfer A2A token budget (validate_flashinfer_a2a_token_budget, after speculative) --
+# Not written here: the workspace-capacity check (95fdfab5a145), whose decode and prefill
+# CUDA-graph sizes SGLang picks from the GPU and the speculative settings.
+
+rule(
+    code="SGL641",
+    name="flashinfer-a2a-without-chunked-prefill",
+    errors="2d030235264f",
+    # handle_data_parallelism divides --chunked-prefill-size by the attention-DP width first;
+    # an unset one is sized from the GPU (positive).
+    when=lambda cfg: served(cfg.model_path)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "flashinfer"
+    and _attn_dp(cfg.attn_dp_size, cfg.dp_size, cfg.enable_dp_attention) > 1
+    and _attn_dp(cfg.attn_dp_size, cfg.dp_size, cfg.enable_dp_attention) == cfg.tp_size
+    and cfg.flashinfer_a2a_dispatch_type in (None, "bf16") and cfg.moe_runner_backend in _FI_A2A_RUNNERS
+    and cfg.disaggregation_mode != "decode"
+    and known(cfg.chunked_prefill_size) // cfg.tp_size <= 0,
+    at="chunked_prefill_size",
+    message="`--moe-a2a-backend flashinfer` requires chunked prefill: `--chunked-prefill-size {chunked_prefill_size}` "
+    "leaves no positive chunk per attention-DP rank (it is divided by {tp_size})",
+    fix=remove("chunked_prefill_size"),
+    example=_FI_A2A + " --moe-runner-backend flashinfer_cutlass --chunked-prefill-size -1",
+    near_miss=_FI_A2A + " --moe-runner-backend flashinfer_cutlass --chunked-prefill-size 8192",
 )
