@@ -760,3 +760,99 @@ rule(
     example="--model-path Qwen/Qwen3-8B --load-format expert_pack --tp-size 2",
     near_miss="--model-path Qwen/Qwen3-8B --tp-size 2",
 )
+
+
+# -- handle_eplb_and_dispatch ---------------------------------------------------------
+
+rule(
+    code="SGL455",
+    name="rank-dependent-ep-dispatch-without-a2a-backend",
+    errors="a95f0e2caa32",
+    # Without an a2a backend every EP rank must pick the same replica; an unset algorithm becomes `dynamic`.
+    when=lambda cfg: cfg.ep_dispatch_algorithm in ("static", "lp") and cfg.moe_a2a_backend == "none"
+    and _a2a_stays_none(cfg) and served(cfg.model_path),
+    at=("ep_dispatch_algorithm", "moe_a2a_backend"),
+    message="`--ep-dispatch-algorithm {ep_dispatch_algorithm}` picks a different physical replica per rank, which "
+    "needs an a2a backend routing each token to one rank; without one (`--moe-a2a-backend none`) use `dynamic`",
+    fix=set_("ep_dispatch_algorithm", "dynamic"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --ep-size 2 --ep-dispatch-algorithm static",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --ep-size 2 --ep-dispatch-algorithm dynamic",
+)
+
+
+def _a2a_stays_none(cfg) -> bool:  # noqa: ANN001
+    """moe_a2a_backend `none` is still none when SGLang reads it after handle_a2a_moe."""
+    _layout_as_written(cfg)
+    return _a2a_backend(cfg) == "none"
+
+
+# -- handle_shared_experts_tp (0.5.21 on) ----------------------------------------------
+
+
+def _attn_tp_size(cfg) -> int:  # noqa: ANN001
+    """The attention-TP width: tp_size over attention DP and attention CP, as resolved."""
+    _layout_as_written(cfg)
+    if _release(cfg) >= (0, 5, 22):
+        attn_dp, _ = _attn_dp_dp(cfg)
+    else:
+        attn_dp = cfg.dp_size if cfg.enable_dp_attention else 1
+    return cfg.tp_size // attn_dp // cfg.attn_cp_size
+
+
+def _shared_experts_tp_fits(cfg) -> bool:  # noqa: ANN001
+    size = cfg.shared_experts_tp_size
+    return size >= 1 and _attn_tp_size(cfg) % size == 0
+
+
+def _instance_connector(model_path: object) -> bool:
+    """parse_connector_type(model_path) == 'instance': `instance://...` (the scheme read greedily)."""
+    if not isinstance(model_path, str):
+        raise Unresolvable("model path not known")
+    scheme, sep, _ = model_path.rpartition("://")
+    return bool(sep) and scheme == "instance"
+
+
+rule(
+    code="SGL456",
+    name="shared-experts-tp-size-not-dividing-attention-tp",
+    errors="d88591c5e050",
+    when=lambda cfg: cfg.shared_experts_tp_size is not None and not _shared_experts_tp_fits(cfg)
+    and served(cfg.model_path),
+    at=("shared_experts_tp_size", "tp_size"),
+    message="`--shared-experts-tp-size {shared_experts_tp_size}` must be a positive divisor of the attention TP "
+    "size (`--tp-size {tp_size}` over attention DP and CP)",
+    fix=remove("shared_experts_tp_size"),
+    example="--model-path moonshotai/Kimi-K3 --tp-size 4 --moe-a2a-backend deepep --shared-experts-tp-size 3",
+    near_miss="--model-path moonshotai/Kimi-K3 --tp-size 4 --moe-a2a-backend deepep --shared-experts-tp-size 2",
+)
+
+rule(
+    code="SGL457",
+    name="shared-experts-tp-size-with-instance-model",
+    errors="9e57502f57e1",
+    when=lambda cfg: cfg.shared_experts_tp_size is not None and _shared_experts_tp_fits(cfg)
+    and _instance_connector(cfg.model_path),
+    at=("shared_experts_tp_size", "model_path"),
+    message="`--shared-experts-tp-size` needs a Kimi-K3 model configuration, which an `instance://` "
+    "`--model-path` does not give",
+    fix=remove("shared_experts_tp_size"),
+    example="--model-path instance://127.0.0.1:30000 --served-model-name kimi --tp-size 2 --shared-experts-tp-size 2",
+    near_miss="--model-path instance://127.0.0.1:30000 --served-model-name kimi --tp-size 2",
+)
+
+rule(
+    code="SGL458",
+    name="shared-experts-tp-size-without-ep-a2a-backend",
+    errors="615d88c82777",
+    when=lambda cfg: cfg.shared_experts_tp_size is not None and _shared_experts_tp_fits(cfg)
+    and cfg.model.architecture == "KimiK3ForConditionalGeneration"
+    and cfg.moe_a2a_backend not in ("deepep", "megamoe", "mooncake", "ascend_fuseep", "mori")
+    and _a2a_backend(cfg) not in ("deepep", "megamoe", "mooncake", "ascend_fuseep", "mori")
+    and served(cfg.model_path),
+    at=("shared_experts_tp_size", "moe_a2a_backend"),
+    message="`--shared-experts-tp-size` needs an expert-parallel all-to-all backend (`--moe-a2a-backend` deepep, "
+    "megamoe, mooncake, ascend_fuseep or mori), got `{moe_a2a_backend}`",
+    example="--model-path moonshotai/Kimi-K3 --tp-size 4 --shared-experts-tp-size 2",
+    near_miss="--model-path moonshotai/Kimi-K3 --tp-size 4 --shared-experts-tp-size 2 --moe-a2a-backend deepep",
+)
