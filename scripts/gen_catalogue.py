@@ -50,7 +50,8 @@ enclosing function and file), first match wins:
   model-family hook file;
 * flags: ``reads`` is not empty, the kind is argparse, type or parser.error,
   or the site is in an argparse Action (``arg_groups/argparse_actions.py``);
-* internal: anything else.
+* internal: anything else, and argparse's messages this release's parser can never
+  print (``unreachable_in_parser``: no mutually exclusive group, no integer nargs).
 
 ``reads`` are the attribute names (``x.name``, ``getattr(x, "name")``) in the
 condition and message that are dests in ``options-<release>.json``.
@@ -579,6 +580,20 @@ def load_dests(release: str) -> set[str]:
     return {o["dest"] for o in data["options"] if o.get("action") not in ("help", "version")}
 
 
+def unreachable_in_parser(message: str, release: str, files: list[Path]) -> bool:
+    """Whether argparse can never print message for this release's parser, by the parser's
+    shape (its option table) and argparse's own code: a mutually exclusive group's errors
+    without such a group, a count of arguments without an option of integer nargs, 'at most
+    one argument' (nargs='?' matches zero), and 'unexpected option string' (parse_args only
+    asks _get_option_tuples about a string that starts with a prefix character)."""
+    if message in ("argument {}: not allowed with argument {}", "one of the arguments {} is required"):
+        return not any("add_mutually_exclusive_group" in p.read_text(encoding="utf-8") for p in files)
+    if message == "argument {}: expected {} argument":
+        options = json.loads((DATA / f"options-{release}.json").read_text(encoding="utf-8"))["options"]
+        return not any(isinstance(o.get("nargs"), int) and o["nargs"] >= 1 for o in options)
+    return message in ("argument {}: expected at most one argument", "unexpected option string: {}")
+
+
 def catalogue(pkg_root: Path, release: str) -> dict:
     srt = pkg_root / "srt"
     files = scoped_files(srt)
@@ -596,6 +611,8 @@ def catalogue(pkg_root: Path, release: str) -> dict:
     for s in sorted(sites.values(), key=lambda s: (s["file"], s["line"], s["_id"])):
         reads = attribute_reads(expand(s["_nodes"], s["_local"]), dests)
         needs = classify(s["kind"], s["_tests"], s["_local"], reads, s["file"], s["function"], s["_in_ie"])
+        if s["kind"] == "argparse" and unreachable_in_parser(s["message"], release, files):
+            needs = "internal"
         errors.append({"id": s["_id"], **{k: s[k] for k in (
             "kind", "exception", "message", "pattern", "source", "condition", "file", "line", "function")},
             "needs": needs, "reads": reads})
