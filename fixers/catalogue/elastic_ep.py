@@ -856,3 +856,65 @@ rule(
     example="--model-path moonshotai/Kimi-K3 --tp-size 4 --shared-experts-tp-size 2",
     near_miss="--model-path moonshotai/Kimi-K3 --tp-size 4 --shared-experts-tp-size 2 --moe-a2a-backend deepep",
 )
+
+
+# -- handle_context_parallelism ----------------------------------------------------------
+
+
+def _attn_cp_as_written(cfg) -> int:  # noqa: ANN001
+    """attn_cp_size when handle_context_parallelism reads it: as written unless DWDP runs, or
+    prefill CP runs on a model whose overrides may resize it (MLA, DeepSeek V3.2/V4, GLM-5)."""
+    if cfg.dwdp_size > 1 or cfg.get("enable_prefill_context_parallel", False) \
+            or cfg.get("enable_dsa_prefill_context_parallel", False):
+        raise Unresolvable("DWDP or a legacy CP switch resizes the layout")
+    if cfg.enable_prefill_cp:
+        if cfg.cp_strategy is None:
+            return 0  # refused just before, for the missing --cp-strategy
+        model = cfg._launch.model
+        if model.mla is not False or (model.architecture or "").startswith(
+                ("DeepseekV4", "DeepseekV32", "GlmMoeDsa")):
+            raise Unresolvable("prefill CP on a model whose overrides resize CP")
+    return cfg.attn_cp_size
+
+
+def _aiter_fusion_on(cfg) -> bool:  # noqa: ANN001
+    """--enable-aiter-allreduce-fusion still on: deterministic inference (or an RL on-policy
+    target, which turns it on) turns it off, and so does MiniMax-M3 on ROCm."""
+    if not cfg.enable_aiter_allreduce_fusion:
+        return False
+    if cfg.enable_deterministic_inference or cfg.rl_on_policy_target is not None:
+        return False
+    model = cfg._launch.model
+    if (model.architecture is None and not model.known) or (model.architecture or "").startswith("MiniMaxM3"):
+        raise Unresolvable("MiniMax-M3 turns the fusion off on ROCm")
+    return True
+
+
+def _cp_refuses_aiter(cfg) -> bool:  # noqa: ANN001
+    """handle_context_parallelism reaches one of its two aiter-fusion asserts (attention CP above 1,
+    or MoE DP above 1), past the divisibility asserts before each."""
+    tp, cp = cfg.tp_size, _attn_cp_as_written(cfg)
+    if cp > 1:
+        width = _attn_dp_dp(cfg)[0] if _release(cfg) >= (0, 5, 22) else cfg.dp_size
+        return tp % cp == 0 and tp % (width * cp) == 0
+    if cp < 1 or cfg.moe_dp_size <= 1:
+        return False
+    if not _a2a_stays_none(cfg):
+        raise Unresolvable("the EP size an a2a backend resolves")
+    moe_dp, ep = cfg.moe_dp_size, cfg.ep_size
+    return tp % moe_dp == 0 and ep * moe_dp <= tp and cfg.pp_size == 1 and (ep <= 1 or ep * moe_dp == tp)
+
+
+rule(
+    code="SGL459",
+    name="aiter-allreduce-fusion-with-context-parallelism",
+    errors="191a2274f7ba",
+    when=lambda cfg: cfg.enable_aiter_allreduce_fusion and (cfg.attn_cp_size > 1 or cfg.moe_dp_size > 1)
+    and _aiter_fusion_on(cfg) and _cp_refuses_aiter(cfg) and served(cfg.model_path),
+    at=("enable_aiter_allreduce_fusion", "attn_cp_size", "moe_dp_size"),
+    message="`--enable-aiter-allreduce-fusion` is not supported with context parallelism "
+    "(`--attn-cp-size {attn_cp_size}`, `--moe-dp-size {moe_dp_size}`)",
+    fix=remove("enable_aiter_allreduce_fusion"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --attn-cp-size 2 --enable-aiter-allreduce-fusion",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --attn-cp-size 2",
+)
