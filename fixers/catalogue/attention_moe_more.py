@@ -32,10 +32,10 @@ def _lora_on(enable_lora: object, lora_paths: object, dllm_algorithm: object) ->
 
 
 def _quant(quantization: object, model_path: object) -> object:
-    """--quantization as the LoRA checks read it: `unquant` is None by then; Nemotron-H's
-    override rewrites it from the checkpoint (quiet for those models)."""
-    if "nemotron" in str(model_path).lower():
-        raise Unresolvable("Nemotron-H sets --quantization from its checkpoint")
+    """A written --quantization as the MoE checks read it: `unquant` is None by then;
+    Nemotron-H's override and a GGUF checkpoint rewrite it (quiet for those models)."""
+    if "nemotron" in str(model_path).lower() or str(model_path).lower().endswith(".gguf"):
+        raise Unresolvable("the checkpoint sets --quantization")
     return None if quantization == "unquant" else quantization
 
 
@@ -527,4 +527,73 @@ rule(
     fix=remove("chunked_prefill_size"),
     example=_FI_A2A + " --moe-runner-backend flashinfer_cutlass --chunked-prefill-size -1",
     near_miss=_FI_A2A + " --moe-runner-backend flashinfer_cutlass --chunked-prefill-size 8192",
+)
+
+# -- MoE runner and quantization (handle_moe_kernel_config) ---------------------------
+# The runner is the one written: mxfp8 replaces the runners it does not support and
+# nvfp4_online refuses most (quiet for those); an unset --quantization may be filled from
+# the checkpoint first, so these rules read a written one.
+
+rule(
+    code="SGL642",
+    name="flashinfer-cutlass-moe-with-unsupported-quantization",
+    errors="fe24bd3c3dde",
+    when=lambda cfg: served(cfg.model_path) and cfg.moe_runner_backend == "flashinfer_cutlass"
+    and cfg.quantization not in (None, "mxfp8", "nvfp4_online")
+    and _quant(cfg.quantization, cfg.model_path) not in ("modelopt_fp4", "modelopt_fp8", "modelopt_mixed", None),
+    at=("quantization", "moe_runner_backend"),
+    message="`--moe-runner-backend flashinfer_cutlass` supports only `--quantization` modelopt_fp4, modelopt_fp8, "
+    "modelopt_mixed or none (bfloat16), not `{quantization}`",
+    example="--model-path Qwen/Qwen3-8B --moe-runner-backend flashinfer_cutlass --quantization fp8",
+    near_miss="--model-path Qwen/Qwen3-8B --moe-runner-backend flashinfer_cutlass --quantization modelopt_fp8",
+)
+
+rule(
+    code="SGL643",
+    name="flashinfer-cutlass-or-cutedsl-moe-with-partial-expert-parallelism",
+    errors="b2967037a763",
+    # DWDP and prefill CP on DeepSeek models set --ep-size first.
+    when=lambda cfg: served(cfg.model_path) and cfg.dwdp_size <= 1 and not cfg.enable_prefill_cp
+    and cfg.ep_size not in (1, cfg.tp_size)
+    and ((cfg.moe_runner_backend == "flashinfer_cutlass"
+          and _quant(cfg.quantization, cfg.model_path) in ("modelopt_fp4", "modelopt_fp8", "modelopt_mixed"))
+         or (cfg.moe_runner_backend == "flashinfer_cutedsl"
+             and _quant(cfg.quantization, cfg.model_path) in ("modelopt_fp4", "modelopt_mixed"))),
+    at=("ep_size", "moe_runner_backend"),
+    message="`--moe-runner-backend {moe_runner_backend}` needs `--ep-size` 1 or equal to `--tp-size {tp_size}`, "
+    "got `--ep-size {ep_size}`",
+    fix=remove("ep_size"),
+    example="--model-path Qwen/Qwen3-8B --tp 8 --ep 4 --moe-runner-backend flashinfer_cutlass --quantization modelopt_fp4",
+    near_miss="--model-path Qwen/Qwen3-8B --tp 8 --ep 8 --moe-runner-backend flashinfer_cutlass "
+    "--quantization modelopt_fp4",
+)
+
+rule(
+    code="SGL644",
+    name="flashinfer-trtllm-moe-with-unsupported-quantization",
+    errors="c105f17ab73e",
+    when=lambda cfg: served(cfg.model_path) and cfg.moe_runner_backend in ("flashinfer_trtllm", "experimental_sgl_trtllm")
+    and cfg.quantization is not None
+    and _quant(cfg.quantization, cfg.model_path) not in ("modelopt_fp4", "nvfp4_online", "fp8", "mxfp8", "modelopt_fp8",
+                                                         "modelopt_mixed", "compressed-tensors", None),
+    at=("quantization", "moe_runner_backend"),
+    message="`--moe-runner-backend {moe_runner_backend}` supports only `--quantization` modelopt_fp4, nvfp4_online, "
+    "fp8, mxfp8, modelopt_fp8, modelopt_mixed, compressed-tensors or none (bfloat16), not `{quantization}`",
+    example="--model-path Qwen/Qwen3-8B --moe-runner-backend flashinfer_trtllm --quantization awq",
+    near_miss="--model-path Qwen/Qwen3-8B --moe-runner-backend flashinfer_trtllm --quantization fp8",
+)
+
+rule(
+    code="SGL645",
+    name="flashinfer-trtllm-routed-moe-with-unsupported-quantization",
+    errors="0d17c8602e2d",
+    when=lambda cfg: served(cfg.model_path) and cfg.moe_runner_backend == "flashinfer_trtllm_routed"
+    and cfg.quantization is not None
+    and _quant(cfg.quantization, cfg.model_path) not in ("fp8", "mxfp8", "modelopt_fp4", "modelopt_mixed",
+                                                         "nvfp4_online", "minimax_m3_nvfp4", None),
+    at=("quantization", "moe_runner_backend"),
+    message="`--moe-runner-backend flashinfer_trtllm_routed` supports only `--quantization` fp8, mxfp8, "
+    "modelopt_fp4, modelopt_mixed, nvfp4_online or none (bfloat16), not `{quantization}`",
+    example="--model-path Qwen/Qwen3-8B --moe-runner-backend flashinfer_trtllm_routed --quantization awq",
+    near_miss="--model-path Qwen/Qwen3-8B --moe-runner-backend flashinfer_trtllm_routed --quantization fp8",
 )
