@@ -597,3 +597,19 @@ rule(
     example="--model-path Qwen/Qwen3-8B --moe-runner-backend flashinfer_trtllm_routed --quantization awq",
     near_miss="--model-path Qwen/Qwen3-8B --moe-runner-backend flashinfer_trtllm_routed --quantization fp8",
 )
+
+# -- LayerNorm sequence parallelism (handle_layernorm_sp, after speculative) ----------
+# validate_layernorm_sp's own checks need the model to be Qwen3ForCausalLM (or Muse
+# Spark), which autofix cannot tell from other Qwen models: not written here.
+
+rule(
+    code="SGL646",
+    name="megamoe-for-layernorm-sp-without-layernorm-sp",
+    errors="ee70c3878bb7",
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_megamoe_for_layernorm_sp and not cfg.enable_layernorm_sp,
+    at="enable_megamoe_for_layernorm_sp",
+    message="`--enable-megamoe-for-layernorm-sp` requires `--enable-layernorm-sp`",
+    fix=remove("enable_megamoe_for_layernorm_sp"),
+    example="--model-path Qwen/Qwen3-8B --tp 4 --enable-megamoe-for-layernorm-sp",
+    near_miss="--model-path Qwen/Qwen3-8B --tp 4",
+)
