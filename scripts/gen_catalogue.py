@@ -34,7 +34,9 @@ enclosing function and file), first match wins:
   (``os.environ``, ``os.getenv``, ``envs.``, ``get_*_env_var``, ``SGLANG_*``,
   ``os.path.``, ``Path(``, ``open(``, ``importlib``, ``find_spec``,
   ``shutil.which``, ``psutil``, ``torch.distributed``, ``is_in_ci``, a memory
-  query), or the site is in an ``except ImportError`` handler;
+  query, the clock, a port's availability, an HTTP response), the site is in an
+  ``except ImportError`` handler, or in an operation the server performs on
+  request (weight updates and transfers, the warm-up request);
 * gpu: the condition uses a hardware probe (``is_cuda``/``is_hip``/``_is_npu``
   style calls and module flags, ``is_sm100_supported``, ``get_device_sm``,
   ``torch.cuda.*``, ``platform.*``, ``current_platform``...) in a polarity a
@@ -101,8 +103,13 @@ HOLE = None  # a message part that is not literal text
 RUNTIME = re.compile(
     r"os\.environ|os\.getenv|\benvs\.|get_(bool|int|float|str)?_?env_var|\bSGLANG_|\bos\.path\.|"
     r"\bPath\(|\bopen\(|importlib|find_spec|shutil\.which|psutil|torch\.distributed|is_in_ci|"
-    r"get_(gpu|device)_memory|get_available_gpu_memory|mem_get_info|total_memory"
+    r"get_(gpu|device)_memory|get_available_gpu_memory|mem_get_info|total_memory|"
+    r"\btime\.time\(|is_port_available\(|\.status_code\b"
 )
+# Operations a running server performs on request (weight updates and transfers, the
+# warm-up request): their errors come after start, whatever the launch.
+REQUEST_TIME = re.compile(r"\.(update_weights\w*|send_weights\w*|init_weights_send_group\w*|"
+                          r"_assert_weight_cache_inactive|_execute_server_warmup)$|^_execute_server_warmup$")
 MODEL = re.compile(
     r"model_config|hf_config|hf_text_config|architecture|model_arch|is_mla|use_mla_backend|"
     r"attention_arch|num_attention_heads|num_key_value_heads|model_type|quantization_config|"
@@ -276,7 +283,7 @@ def needs_gpu(guards: list[tuple[ast.AST, bool]], local: dict | None = None, fun
 def classify(kind: str, guards: list[tuple[ast.AST, bool]], local: dict, reads: list[str],
              file: str, function: str, in_import_error: bool) -> str:
     text = " and ".join(ast.unparse(n) for n in expand([t for t, _ in guards], local))
-    if in_import_error or RUNTIME.search(text):
+    if in_import_error or RUNTIME.search(text) or REQUEST_TIME.search(function):
         return "runtime"
     if needs_gpu(guards, local, function):
         return "gpu"
