@@ -1,5 +1,7 @@
-"""Catalogue rules: logical-page KV cache sharding (SGLang's `kv_shard_hook.py`:
-`handle_kv_cache_sharding`, `validate_kv_shard_attention_backend`).
+"""Catalogue rules: logical-page KV cache sharding and the KV-cache checks kv_cache.py leaves
+(SGLang's `kv_shard_hook.py`: `handle_kv_cache_sharding`, `validate_kv_shard_attention_backend`;
+`kv_cache_hook.py`: `handle_nvfp4_prefill_kv_dequant_dtype`, `handle_kv4_compatibility`,
+`handle_prefill_only_disable_kv_cache`, `handle_cache_compatibility`).
 
 `handle_kv_cache_sharding` runs after the model overrides, the attention backend,
 the page size, HiCache and the parallel layout are resolved (and once more at the
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from autofix.knowledge.models import ModelInfo
 from autofix.model import Unresolvable
-from autofix.rules import remove, rule, set_
+from autofix.rules import Config, remove, rule, set_
 
 from ._common import served
 
@@ -19,7 +21,7 @@ from ._common import served
 # with plain TP over trtllm_mla (the page size resolves to 64 for it). The radix
 # cache is off: 0.5.22 refuses sharding with it unless
 # SGLANG_UNIFIED_RADIX_TREE_CORE_BACKEND=python (0.5.23 sets that itself).
-_SHARD = "--model-path deepseek-ai/DeepSeek-V3 --tp-size 2 --disaggregation-mode prefill " \
+_SHARD = "--model-path deepseek-ai/DeepSeek-V2-Lite --tp-size 2 --disaggregation-mode prefill " \
     "--attention-backend trtllm_mla --disable-radix-cache --enable-kv-cache-sharding"
 _SHARD_RADIX = _SHARD.replace(" --disable-radix-cache", "")
 
@@ -49,7 +51,7 @@ rule(
     message="`--enable-kv-cache-sharding` is only supported on a PD prefill worker (`--disaggregation-mode "
     "prefill`), not `--disaggregation-mode {disaggregation_mode}`: each rank holds only its stripe of a page",
     fix=remove("enable_kv_cache_sharding"),
-    example="--model-path deepseek-ai/DeepSeek-V3 --tp-size 2 --attention-backend trtllm_mla "
+    example="--model-path deepseek-ai/DeepSeek-V2-Lite --tp-size 2 --attention-backend trtllm_mla "
     "--disable-radix-cache --enable-kv-cache-sharding",
     near_miss=_SHARD,
 )
@@ -338,4 +340,142 @@ rule(
     "--attention-backend fa3 --disable-radix-cache --enable-kv-cache-sharding",
     near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp-size 2 --disaggregation-mode prefill "
     "--attention-backend fa3 --disable-radix-cache --enable-kv-cache-sharding --page-size 64",
+)
+
+
+# -- handle_nvfp4_prefill_kv_dequant_dtype, handle_kv4_compatibility (kv_cache_hook.py) ----
+
+
+def _nvfp4_kv(kv_cache_dtype: object, attention: object, decode: object) -> bool:
+    """The KV cache dtype resolves to nvfp4: 0.5.23 turns a deprecated tokenspeed_mla backend
+    into cutedsl_mla with an fp8_e4m3 KV cache (the model overrides only ever pick fp8 or bf16)."""
+    return kv_cache_dtype == "nvfp4" and "tokenspeed_mla" not in (attention, decode)
+
+
+def _overrides_keep(model: ModelInfo, *backends: object) -> bool:
+    """The model overrides keep what the launch writes: they fill only unset attention backends,
+    except DeepSeek-V4's and Kimi-K3's (which also resize attention DP), and MiniCPM's
+    SGLANG_MINICPM_FORCE_DENSE, which turns the minicpm_* backends into fa3/fa4/flashinfer."""
+    if not model.known and model.architecture is None:
+        raise Unresolvable("model not known")
+    if any(isinstance(b, str) and b.startswith("minicpm_") for b in backends):
+        raise Unresolvable("set by the environment")
+    return not (model.architecture or "").startswith(("DeepseekV4", "KimiK3"))
+
+
+rule(
+    code="SGL371",
+    name="prefill-kv-dequant-dtype-without-nvfp4-kv-cache",
+    errors="b26ba5d1bc66",
+    when=lambda cfg: cfg.prefill_kv_cache_dequant_dtype != "auto" and cfg.kv_cache_dtype != "nvfp4"
+    and served(cfg.model_path),
+    at="prefill_kv_cache_dequant_dtype",
+    message="`--prefill-kv-cache-dequant-dtype {prefill_kv_cache_dequant_dtype}` applies only with "
+    "`--kv-cache-dtype nvfp4`, not `--kv-cache-dtype {kv_cache_dtype}`",
+    fix=remove("prefill_kv_cache_dequant_dtype"),
+    example="--model-path Qwen/Qwen3-8B --prefill-kv-cache-dequant-dtype fp8_e4m3",
+    near_miss="--model-path Qwen/Qwen3-8B --kv-cache-dtype nvfp4 --prefill-kv-cache-dequant-dtype fp8_e4m3",
+)
+
+rule(
+    code="SGL372",
+    name="nvfp4-kv-cache-unsupported-prefill-backend",
+    errors="cc740f226e93",
+    # With the dequant dtype on auto, the written prefill backend (or the base one) picks it.
+    when=lambda cfg: _nvfp4_kv(cfg.kv_cache_dtype, cfg.attention_backend, cfg.decode_attention_backend)
+    and cfg.prefill_kv_cache_dequant_dtype == "auto"
+    and (cfg.prefill_attention_backend or cfg.attention_backend) not in (None, "flashinfer", "trtllm_mha")
+    and _overrides_keep(cfg.model, cfg.prefill_attention_backend, cfg.attention_backend)
+    and served(cfg.model_path),
+    at=("prefill_attention_backend", "attention_backend"),
+    message=lambda cfg: "`--kv-cache-dtype nvfp4` prefills from an FP8 E4M3 workspace (flashinfer) or native "
+    f"NVFP4 (trtllm_mha); backend `{cfg.prefill_attention_backend or cfg.attention_backend}` provides neither",
+    example="--model-path Qwen/Qwen3-8B --kv-cache-dtype nvfp4 --attention-backend triton",
+    near_miss="--model-path Qwen/Qwen3-8B --kv-cache-dtype nvfp4 --attention-backend trtllm_mha",
+)
+
+rule(
+    code="SGL373",
+    name="nvfp4-kv-cache-unsupported-decode-backend",
+    errors="45bd0739930b",
+    when=lambda cfg: _nvfp4_kv(cfg.kv_cache_dtype, cfg.attention_backend, cfg.decode_attention_backend)
+    and cfg.decode_attention_backend not in (None, "trtllm_mha")
+    and _overrides_keep(cfg.model, cfg.decode_attention_backend) and served(cfg.model_path),
+    at="decode_attention_backend",
+    message="`--kv-cache-dtype nvfp4` decodes with trtllm_mha only, not "
+    "`--decode-attention-backend {decode_attention_backend}`: remove the option and NVFP4 selects it",
+    fix=remove("decode_attention_backend"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --kv-cache-dtype nvfp4 --decode-attention-backend flashinfer",
+    near_miss="--model-path Qwen/Qwen3-8B --kv-cache-dtype nvfp4 --decode-attention-backend trtllm_mha",
+)
+
+
+def _cuda(cfg: Config) -> bool:
+    """SGLang's platform is CUDA: the GPU autofix was told of (`--gpu`) is an NVIDIA one."""
+    gpu = cfg._launch.gpu
+    if gpu is None:
+        raise Unresolvable("platform not known")
+    return gpu.is_cuda
+
+
+rule(
+    code="SGL374",
+    name="fp4-kv-cache-with-unified-memory",
+    errors="27c74ba9ad7b",
+    when=lambda cfg: cfg.kv_cache_dtype in ("nvfp4", "fp4_mx_block16") and cfg.enable_unified_memory
+    and "tokenspeed_mla" not in (cfg.attention_backend, cfg.decode_attention_backend)
+    and _cuda(cfg) and served(cfg.model_path),
+    at="enable_unified_memory",
+    message="`--kv-cache-dtype {kv_cache_dtype}` (FP4) does not yet support `--enable-unified-memory`: "
+    "the unified pool allocates no FP4 block scales",
+    fix=remove("enable_unified_memory"),
+    gpu="b200",
+    example="--model-path Qwen/Qwen3-8B --kv-cache-dtype nvfp4 --enable-unified-memory",
+    near_miss="--model-path Qwen/Qwen3-8B --kv-cache-dtype nvfp4",
+)
+
+
+# -- handle_prefill_only_disable_kv_cache, handle_cache_compatibility (kv_cache_hook.py) ----
+
+_PREFILL_ONLY = "--model-path Qwen/Qwen3-8B --prefill-only-disable-kv-cache --is-embedding " \
+    "--chunked-prefill-size -1 --disable-radix-cache"
+
+rule(
+    code="SGL375",
+    name="prefill-only-kv-cache-off-without-fa-backend",
+    errors="6eb1881f1271",
+    # A written prefill (or base) backend is what resolves: nothing turns one into fa3/fa4.
+    when=lambda cfg: cfg.prefill_only_disable_kv_cache
+    and (cfg.prefill_attention_backend or cfg.attention_backend) not in (None, "fa3", "fa4")
+    and _overrides_keep(cfg.model, cfg.prefill_attention_backend, cfg.attention_backend)
+    and served(cfg.model_path),
+    at=("prefill_attention_backend", "attention_backend"),
+    message=lambda cfg: "`--prefill-only-disable-kv-cache` requires the FA prefill backend (fa3 or fa4), not "
+    f"`{cfg.prefill_attention_backend or cfg.attention_backend}`",
+    example=f"{_PREFILL_ONLY} --attention-backend triton",
+    near_miss=f"{_PREFILL_ONLY} --attention-backend fa4",
+)
+
+
+def _attention_dp(attn_dp_size: object, enable_dp_attention: object, dp_size: object) -> bool:
+    """Attention DP is on: `--attn-dp-size` above 1 (0.5.22+), or the older
+    `--enable-dp-attention` with `--dp-size` above 1 (which 0.5.22+ turns into it)."""
+    return attn_dp_size > 1 or bool(enable_dp_attention and dp_size > 1)  # type: ignore[operator]
+
+
+rule(
+    code="SGL376",
+    name="lmcache-with-dp-attention",
+    errors="d03c5553379a",
+    # Prefill CP, DWDP and DeepSeek-V4 resize attention DP; the rule keeps to launches they leave alone.
+    when=lambda cfg: cfg.enable_lmcache
+    and _attention_dp(cfg.get("attn_dp_size", 1), cfg.enable_dp_attention, cfg.dp_size)
+    and not cfg.get("enable_prefill_cp", False) and cfg.get("dwdp_size", 1) <= 1
+    and _overrides_keep(cfg.model) and served(cfg.model_path),
+    at="enable_lmcache",
+    message="`--enable-lmcache` does not yet support DP attention",
+    fix=remove("enable_lmcache"),
+    example="--model-path Qwen/Qwen3-8B --enable-lmcache --tp-size 2 --dp-size 2 --enable-dp-attention",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-lmcache --tp-size 2",
 )
