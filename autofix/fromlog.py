@@ -61,6 +61,8 @@ def _best(fx: Fixer, patterns: Sequence[re.Pattern[str]], line: str, number: int
             continue
         captured = sum(len(g) for g in match.groups() if g)
         candidate = LogMatch(fx, number, line.strip(), match.group(0), len(match.group(0)) - captured)
+        if candidate.literal < _LEAST_LITERAL:
+            continue  # a message that is all field (`{}`) names no line
         if best is None or candidate.literal > best.literal:
             best = candidate
     return best

@@ -66,3 +66,12 @@ def test_a_bare_assert_is_named_by_its_traceback_line() -> None:
     for error in asserts[:20]:
         found = match_catalogue(f'  File "x.py", line 1, in f\n{printed(error)}\nAssertionError\n')
         assert [m.error.id for m in found][:1] == [error.id] or found, error.site.source
+
+
+def test_a_rule_whose_message_is_all_field_names_no_line() -> None:
+    from autofix.fromlog import match_log
+
+    bare = [fx for fx in all_fixers() if fx.pattern == "(.+?)"]
+    assert bare, "no rule reports an error whose message is only a field"
+    log = "[2026-12-01 10:00:00] INFO starting\nValueError: something else entirely\n"
+    assert not [m for m in match_log(log, bare)]
