@@ -918,3 +918,21 @@ rule(
     example="--model-path Qwen/Qwen3-8B --tp-size 2 --attn-cp-size 2 --enable-aiter-allreduce-fusion",
     near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --attn-cp-size 2",
 )
+
+
+# -- handle_elastic_ep (0.5.23): the attention topology of a scale-up ----------------------
+
+rule(
+    code="SGL460",
+    name="elastic-ep-scale-up-attn-cp-size-not-positive",
+    errors="51ad39ce5705",
+    # A width that does not divide --tp-size is refused earlier (handle_data_parallelism,
+    # handle_context_parallelism); a CP width of 0 or less reaches this check.
+    when=lambda cfg: cfg.attn_cp_size <= 0 and cfg.tp_size > 0 and _refuses(cfg, "51ad39ce5705"),
+    at=("attn_cp_size", "max_ep_size"),
+    message="elastic EP scale-up (`--max-ep-size {max_ep_size}`) needs a positive `--attn-cp-size`, "
+    "got {attn_cp_size}",
+    fix=remove("attn_cp_size"),
+    example=_SCALE_UP + " --attn-cp-size 0",
+    near_miss=_SCALE_UP + " --attn-cp-size 1",
+)
