@@ -1,7 +1,8 @@
 """Catalogue rules: logical-page KV cache sharding and the KV-cache checks kv_cache.py leaves
 (SGLang's `kv_shard_hook.py`: `handle_kv_cache_sharding`, `validate_kv_shard_attention_backend`;
 `kv_cache_hook.py`: `handle_nvfp4_prefill_kv_dequant_dtype`, `handle_kv4_compatibility`,
-`handle_prefill_only_disable_kv_cache`, `handle_cache_compatibility`).
+`handle_prefill_only_disable_kv_cache`, `handle_cache_compatibility`, `handle_unified_memory_pool`,
+`_validate_unified_memory_dcp`, `handle_page_major_kv_layout`).
 
 `handle_kv_cache_sharding` runs after the model overrides, the attention backend,
 the page size, HiCache and the parallel layout are resolved (and once more at the
@@ -478,4 +479,169 @@ rule(
     fix=remove("enable_lmcache"),
     example="--model-path Qwen/Qwen3-8B --enable-lmcache --tp-size 2 --dp-size 2 --enable-dp-attention",
     near_miss="--model-path Qwen/Qwen3-8B --enable-lmcache --tp-size 2",
+)
+
+
+# -- handle_unified_memory_pool (kv_cache_hook.py) -------------------------------------------
+
+_UNIFIED = "--model-path Qwen/Qwen3-8B --enable-unified-memory --attention-backend triton"
+
+
+def _speculative_name(algorithm: object, aux_capture: object) -> str | None:
+    """--speculative-algorithm as the unified-memory check reads it: upper-cased, NEXTN read as EAGLE
+    (a Gemma4 assistant draft makes either FROZEN_KV_MTP), None where 0.5.23's
+    --enable-return-aux-hidden-states resets it."""
+    if algorithm is None or aux_capture:
+        return None
+    name = str(algorithm).upper()
+    return "EAGLE" if name == "NEXTN" else name
+
+
+rule(
+    code="SGL377",
+    name="unified-memory-pd-unsupported-transfer-backend",
+    errors="ce7081bfd9a5",
+    # mooncake_tcp is rewritten to mooncake by the PD hook first.
+    when=lambda cfg: cfg.enable_unified_memory and cfg.disaggregation_mode != "null"
+    and cfg.disaggregation_transfer_backend not in ("mooncake", "mooncake_tcp") and served(cfg.model_path),
+    at="disaggregation_transfer_backend",
+    message="`--enable-unified-memory` with PD disaggregation supports only the mooncake transfer backend, "
+    "not `--disaggregation-transfer-backend {disaggregation_transfer_backend}`",
+    fix=set_("disaggregation_transfer_backend", "mooncake"),
+    example=f"{_UNIFIED} --disaggregation-mode prefill --disaggregation-transfer-backend nixl",
+    near_miss=f"{_UNIFIED} --disaggregation-mode prefill --disaggregation-transfer-backend mooncake",
+)
+
+rule(
+    code="SGL378",
+    name="unified-memory-pd-mooncake-with-speculative-decoding",
+    errors="f8e8a12e0efa",
+    when=lambda cfg: cfg.enable_unified_memory and cfg.disaggregation_mode != "null"
+    and cfg.disaggregation_transfer_backend in ("mooncake", "mooncake_tcp")
+    and _speculative_name(cfg.speculative_algorithm, cfg.get("enable_return_aux_hidden_states", False))
+    is not None and served(cfg.model_path),
+    at="speculative_algorithm",
+    message="`--enable-unified-memory` with PD disaggregation over mooncake does not support speculative "
+    "decoding (`--speculative-algorithm {speculative_algorithm}`)",
+    fix=remove("speculative_algorithm"),
+    example=f"{_UNIFIED} --disaggregation-mode prefill --speculative-algorithm NGRAM",
+    near_miss=f"{_UNIFIED} --disaggregation-mode prefill",
+)
+
+rule(
+    code="SGL379",
+    name="unified-memory-decode-offload-without-file-storage",
+    errors="ebee04e9ea61",
+    # An unset storage backend is refused earlier, by the decode-offload check itself.
+    when=lambda cfg: cfg.enable_unified_memory and cfg.disaggregation_mode != "null"
+    and cfg.disaggregation_decode_enable_offload_kvcache
+    and cfg.hicache_storage_backend not in (None, "file") and served(cfg.model_path),
+    at="hicache_storage_backend",
+    message="`--enable-unified-memory` with decode KV offload supports only `--hicache-storage-backend file`, "
+    "not `{hicache_storage_backend}`",
+    fix=set_("hicache_storage_backend", "file"),
+    example=f"{_UNIFIED} --disaggregation-mode decode --disaggregation-decode-enable-offload-kvcache "
+    "--hicache-storage-backend mooncake",
+    near_miss=f"{_UNIFIED} --disaggregation-mode decode --disaggregation-decode-enable-offload-kvcache "
+    "--hicache-storage-backend file",
+)
+
+rule(
+    code="SGL380",
+    name="unified-memory-unsupported-speculative-algorithm",
+    errors="5a40154c8a76",
+    # "NONE" stays quiet: other checks read it as no speculation.
+    when=lambda cfg: cfg.enable_unified_memory
+    and _speculative_name(cfg.speculative_algorithm, cfg.get("enable_return_aux_hidden_states", False))
+    not in (None, "NONE", "DSPARK", "EAGLE", "EAGLE3", "DFLASH") and served(cfg.model_path),
+    at="speculative_algorithm",
+    message="`--enable-unified-memory` supports only the DSPARK, DFLASH, EAGLE and EAGLE3 speculative algorithms, "
+    "not `--speculative-algorithm {speculative_algorithm}`",
+    fix=remove("speculative_algorithm"),
+    example=f"{_UNIFIED} --speculative-algorithm NGRAM",
+    near_miss=_UNIFIED,
+)
+
+rule(
+    code="SGL381",
+    name="unified-memory-with-draft-tree",
+    errors="a7bffb7aebf5",
+    # DFLASH and DSPARK set the top-k to 1 themselves; EAGLE keeps a written one.
+    when=lambda cfg: cfg.enable_unified_memory and cfg.speculative_eagle_topk is not None
+    and cfg.speculative_eagle_topk != 1
+    and _speculative_name(cfg.speculative_algorithm, cfg.get("enable_return_aux_hidden_states", False))
+    in (None, "EAGLE", "EAGLE3") and served(cfg.model_path),
+    at="speculative_eagle_topk",
+    message="`--enable-unified-memory` supports a linear draft chain only: `--speculative-eagle-topk` must be "
+    "1, got {speculative_eagle_topk}",
+    fix=set_("speculative_eagle_topk", "1"),
+    example=f"{_UNIFIED} --speculative-eagle-topk 4",
+    near_miss=f"{_UNIFIED} --speculative-eagle-topk 1",
+)
+
+rule(
+    code="SGL382",
+    name="unified-memory-dcp-with-pd-disaggregation",
+    errors="d88783d97ebf",
+    when=lambda cfg: cfg.enable_unified_memory and cfg.dcp_size > 1 and cfg.disaggregation_mode != "null"
+    and served(cfg.model_path),
+    at="enable_unified_memory",
+    message="`--enable-unified-memory` with decode context parallelism (`--dcp-size {dcp_size}`) does not "
+    "support PD disaggregation (`--disaggregation-mode {disaggregation_mode}`)",
+    fix=remove("dcp_size"),
+    example="--model-path deepseek-ai/DeepSeek-V2-Lite --tp-size 2 --dcp-size 2 --enable-unified-memory "
+    "--attention-backend trtllm_mla --disaggregation-mode prefill",
+    near_miss="--model-path deepseek-ai/DeepSeek-V2-Lite --tp-size 2 --dcp-size 2 --enable-unified-memory "
+    "--attention-backend trtllm_mla",
+)
+
+
+# -- handle_page_major_kv_layout (kv_cache_hook.py): --enable-unified-memory implies the layout -----
+
+# Linear-attention backends no release lets read the strided conv/SSM state (cutedsl and helion
+# are allowed for MLA models, flashinfer for prefill only from 0.5.21).
+_NEVER_LINEAR = ("nvidia_kda", "ptx_kda", "intel_xpu")
+
+rule(
+    code="SGL383",
+    name="page-major-kv-layout-unsupported-linear-decode-backend",
+    errors="32de633efdf0",
+    when=lambda cfg: (cfg.enable_page_major_kv_layout or cfg.enable_unified_memory)
+    and (cfg.linear_attn_decode_backend or cfg.linear_attn_backend) in _NEVER_LINEAR and served(cfg.model_path),
+    at=("linear_attn_decode_backend", "linear_attn_backend"),
+    message=lambda cfg: "the page-major KV layout (`--enable-unified-memory` implies it) reads the strided "
+    "conv/SSM state with triton or flashinfer linear-attention decode, not "
+    f"`{cfg.linear_attn_decode_backend or cfg.linear_attn_backend}`",
+    example=f"{_UNIFIED} --linear-attn-decode-backend ptx_kda",
+    near_miss=f"{_UNIFIED} --linear-attn-decode-backend triton",
+)
+
+rule(
+    code="SGL384",
+    name="page-major-kv-layout-unsupported-linear-prefill-backend",
+    errors="d01a0868021a",
+    when=lambda cfg: (cfg.enable_page_major_kv_layout or cfg.enable_unified_memory)
+    and (cfg.linear_attn_prefill_backend or cfg.linear_attn_backend) in _NEVER_LINEAR
+    and served(cfg.model_path),
+    at=("linear_attn_prefill_backend", "linear_attn_backend"),
+    message=lambda cfg: "the page-major KV layout (`--enable-unified-memory` implies it) reads the strided "
+    "conv/SSM state with triton or flashkda linear-attention prefill, not "
+    f"`{cfg.linear_attn_prefill_backend or cfg.linear_attn_backend}`",
+    example=f"{_UNIFIED} --linear-attn-prefill-backend ptx_kda",
+    near_miss=f"{_UNIFIED} --linear-attn-prefill-backend triton",
+)
+
+rule(
+    code="SGL385",
+    name="page-major-kv-layout-with-flashinfer-mamba-backend",
+    errors="fdde234b82bd",
+    when=lambda cfg: (cfg.enable_page_major_kv_layout or cfg.enable_unified_memory)
+    and cfg.mamba_backend not in (None, "triton") and served(cfg.model_path),
+    at="mamba_backend",
+    message="the page-major KV layout (`--enable-unified-memory` implies it) requires the Triton Mamba kernels, "
+    "not `--mamba-backend {mamba_backend}`",
+    fix=set_("mamba_backend", "triton"),
+    safe=True,
+    example=f"{_UNIFIED} --mamba-backend flashinfer",
+    near_miss=f"{_UNIFIED} --mamba-backend triton",
 )
