@@ -663,3 +663,165 @@ rule(
     example=_MEGA + " --chunked-prefill-size -1",
     near_miss=_MEGA + " --chunked-prefill-size 4096",
 )
+
+# -- Linear attention backends and ReplaySSM (handle_linear_attn_backend) -------------
+# Runs for every served model. An unset --linear-attn-decode-backend with
+# `--mamba-ssm-dtype bfloat16` is picked from the GPU (flashinfer on SM100) or the model
+# (Kimi-K3): the rules that read the decode backend stay quiet there. The check of the
+# verify kernel under SGLANG_RAGGED_VERIFY_MODE (626ab32bac2e) needs that environment
+# variable set, so no launch's flags reach it.
+
+
+def _linear_decode(decode_backend: str | None, backend: str, mamba_ssm_dtype: str | None) -> str:
+    """The linear-attention decode backend SGLang resolves (an explicit flashkda one is refused)."""
+    if decode_backend is None and mamba_ssm_dtype == "bfloat16":
+        raise Unresolvable("SGLang picks the decode backend from the GPU")
+    decode = decode_backend or backend
+    return "triton" if decode == "flashkda" else decode
+
+
+def _no_extra_buffer(strategy: str, disable_radix_cache: bool, disaggregation_mode: str,
+                     decode_radix_cache: bool) -> bool:
+    """The Mamba radix cache runs without an extra buffer: the radix cache is off (a PD decode
+    server decides it by --disaggregation-decode-enable-radix-cache; hooks only ever turn it
+    off) or --mamba-radix-cache-strategy is no_buffer. auto may resolve to extra_buffer."""
+    disabled = not decode_radix_cache if disaggregation_mode == "decode" else disable_radix_cache
+    if disabled or strategy == "no_buffer":
+        return True
+    raise Unresolvable("the strategy may resolve to extra_buffer")
+
+
+rule(
+    code="SGL649",
+    name="flashkda-linear-attn-decode-backend",
+    errors="59a005ef1f64",
+    when=lambda cfg: served(cfg.model_path) and cfg.linear_attn_decode_backend == "flashkda",
+    at="linear_attn_decode_backend",
+    message="`--linear-attn-decode-backend flashkda` is not supported: FlashKDA is prefill-only; use "
+    "`--linear-attn-prefill-backend flashkda` (decode stays on triton)",
+    fix=(remove("linear_attn_decode_backend"), set_("linear_attn_prefill_backend", "flashkda")),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --linear-attn-decode-backend flashkda",
+    near_miss="--model-path Qwen/Qwen3-8B --linear-attn-prefill-backend flashkda",
+)
+
+rule(
+    code="SGL650",
+    name="linear-replayssm-with-unsupported-decode-backend",
+    errors="dcf2537b21e3",
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm and cfg.linear_attn_decode_backend != "flashkda"
+    and _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend, cfg.mamba_ssm_dtype)
+    not in ("triton", "helion"),
+    at=("linear_attn_decode_backend", "linear_attn_backend", "enable_linear_replayssm"),
+    message=lambda cfg: "`--enable-linear-replayssm` requires the Triton (or, for KDA, Helion) linear-attention "
+    "decode backend, got `" + _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend,
+                                              cfg.mamba_ssm_dtype) + "`",
+    fix=set_("linear_attn_decode_backend", "triton"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --enable-linear-replayssm --linear-attn-backend cutedsl",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-linear-replayssm --linear-attn-backend cutedsl "
+    "--linear-attn-decode-backend triton --disable-radix-cache",
+)
+
+rule(
+    code="SGL651",
+    name="linear-replayssm-with-pd-disaggregation",
+    errors="2ea6c54f55bd",
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm and cfg.linear_attn_decode_backend != "flashkda"
+    and _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend, cfg.mamba_ssm_dtype)
+    in ("triton", "helion")
+    and _no_extra_buffer(cfg.mamba_radix_cache_strategy, cfg.disable_radix_cache, cfg.disaggregation_mode,
+                         cfg.disaggregation_decode_enable_radix_cache)
+    and cfg.disaggregation_mode != "null",
+    at=("enable_linear_replayssm", "disaggregation_mode"),
+    message="`--enable-linear-replayssm` is not supported under PD disaggregation yet "
+    "(`--disaggregation-mode {disaggregation_mode}`)",
+    fix=remove("enable_linear_replayssm"),
+    example="--model-path Qwen/Qwen3-8B --enable-linear-replayssm --disaggregation-mode prefill --disable-radix-cache",
+    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode prefill --disable-radix-cache",
+)
+
+rule(
+    code="SGL652",
+    name="linear-replayssm-cache-len-below-one",
+    errors="7c6356a53980",
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm and cfg.linear_attn_decode_backend != "flashkda"
+    and _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend, cfg.mamba_ssm_dtype)
+    in ("triton", "helion")
+    and _no_extra_buffer(cfg.mamba_radix_cache_strategy, cfg.disable_radix_cache, cfg.disaggregation_mode,
+                         cfg.disaggregation_decode_enable_radix_cache)
+    and cfg.disaggregation_mode == "null" and cfg.linear_replayssm_cache_len < 1,
+    at="linear_replayssm_cache_len",
+    message="`--linear-replayssm-cache-len` must be at least 1, got {linear_replayssm_cache_len}",
+    fix=remove("linear_replayssm_cache_len"),
+    example="--model-path Qwen/Qwen3-8B --enable-linear-replayssm --linear-replayssm-cache-len 0 --disable-radix-cache",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-linear-replayssm --linear-replayssm-cache-len 8 "
+    "--disable-radix-cache",
+)
+
+rule(
+    code="SGL653",
+    name="linear-replayssm-spec-with-eagle-tree",
+    errors="f4330943d2bd",
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm_spec and not cfg.enable_linear_replayssm
+    and cfg.linear_attn_decode_backend != "flashkda" and cfg.speculative_eagle_topk not in (None, 1),
+    at=("speculative_eagle_topk", "enable_linear_replayssm_spec"),
+    message="`--enable-linear-replayssm-spec` requires a linear draft chain (`--speculative-eagle-topk` 1 or unset), "
+    "got `--speculative-eagle-topk {speculative_eagle_topk}`: its verify kernel is invalid for EAGLE tree verify",
+    fix=remove("enable_linear_replayssm_spec"),
+    example="--model-path Qwen/Qwen3-8B --enable-linear-replayssm-spec --speculative-eagle-topk 4",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-linear-replayssm-spec --speculative-eagle-topk 1",
+)
+
+rule(
+    code="SGL654",
+    name="linear-replayssm-spec-with-unsupported-decode-backend",
+    errors="bbd661decf8f",
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm_spec and not cfg.enable_linear_replayssm
+    and cfg.linear_attn_decode_backend != "flashkda" and cfg.speculative_eagle_topk in (None, 1)
+    and _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend, cfg.mamba_ssm_dtype)
+    not in ("triton", "flashinfer"),
+    at=("linear_attn_decode_backend", "linear_attn_backend", "enable_linear_replayssm_spec"),
+    message=lambda cfg: "`--enable-linear-replayssm-spec` requires the triton or flashinfer linear-attention decode "
+    "backend, got `" + _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend,
+                                       cfg.mamba_ssm_dtype) + "`",
+    fix=set_("linear_attn_decode_backend", "triton"),
+    example="--model-path Qwen/Qwen3-8B --enable-linear-replayssm-spec --linear-attn-backend cutedsl",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-linear-replayssm-spec --linear-attn-backend cutedsl "
+    "--linear-attn-decode-backend triton",
+)
+
+rule(
+    code="SGL655",
+    name="linear-replayssm-spec-on-pd-prefill-server",
+    errors="0964f0cf9b09",
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm_spec and not cfg.enable_linear_replayssm
+    and cfg.linear_attn_decode_backend != "flashkda" and cfg.speculative_eagle_topk in (None, 1)
+    and _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend, cfg.mamba_ssm_dtype)
+    in ("triton", "flashinfer")
+    and cfg.disaggregation_mode == "prefill",
+    at=("enable_linear_replayssm_spec", "disaggregation_mode"),
+    message="`--enable-linear-replayssm-spec` is not supported on a PD prefill server "
+    "(`--disaggregation-mode prefill`): the prefill server never runs speculative verify",
+    fix=remove("enable_linear_replayssm_spec"),
+    example="--model-path Qwen/Qwen3-8B --enable-linear-replayssm-spec --disaggregation-mode prefill",
+    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode prefill",
+)
+
+rule(
+    code="SGL656",
+    name="linear-replayssm-spec-with-linear-replayssm",
+    errors="b5837834f6c5",
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm_spec and cfg.enable_linear_replayssm
+    and cfg.linear_attn_decode_backend != "flashkda"
+    and _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend, cfg.mamba_ssm_dtype) == "triton"
+    and _no_extra_buffer(cfg.mamba_radix_cache_strategy, cfg.disable_radix_cache, cfg.disaggregation_mode,
+                         cfg.disaggregation_decode_enable_radix_cache)
+    and cfg.disaggregation_mode == "null" and cfg.linear_replayssm_cache_len >= 1
+    and cfg.speculative_eagle_topk in (None, 1),
+    at=("enable_linear_replayssm_spec", "enable_linear_replayssm"),
+    message="`--enable-linear-replayssm-spec` and `--enable-linear-replayssm` cannot be used together: they share "
+    "the ring storage but advance it differently",
+    example="--model-path Qwen/Qwen3-8B --enable-linear-replayssm --enable-linear-replayssm-spec --disable-radix-cache",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-linear-replayssm --disable-radix-cache",
+)
