@@ -2,7 +2,8 @@
 (SGLang's `kv_shard_hook.py`: `handle_kv_cache_sharding`, `validate_kv_shard_attention_backend`;
 `kv_cache_hook.py`: `handle_nvfp4_prefill_kv_dequant_dtype`, `handle_kv4_compatibility`,
 `handle_prefill_only_disable_kv_cache`, `handle_cache_compatibility`, `handle_unified_memory_pool`,
-`_validate_unified_memory_dcp`, `handle_page_major_kv_layout`).
+`_validate_unified_memory_dcp`, `handle_page_major_kv_layout`; `hicache_hook.py`: `handle_hicache`,
+`resolve_hicache_dcp_compatibility`; `hisparse_hook.py`: `validate_hisparse`).
 
 `handle_kv_cache_sharding` runs after the model overrides, the attention backend,
 the page size, HiCache and the parallel layout are resolved (and once more at the
@@ -644,4 +645,138 @@ rule(
     safe=True,
     example=f"{_UNIFIED} --mamba-backend flashinfer",
     near_miss=f"{_UNIFIED} --mamba-backend triton",
+)
+
+
+# -- handle_hicache, resolve_hicache_dcp_compatibility (hicache_hook.py) ----------------------
+
+_HICACHE_DCP = "--model-path deepseek-ai/DeepSeek-V2-Lite --tp-size 2 --dcp-size 2 --enable-hierarchical-cache " \
+    "--hicache-ratio 2"
+
+rule(
+    code="SGL386",
+    name="hicache-storage-backend-with-dcp",
+    errors="c78c5145b58a",
+    when=lambda cfg: cfg.enable_hierarchical_cache and cfg.dcp_size > 1 and cfg.hicache_storage_backend is not None
+    and served(cfg.model_path),
+    at="hicache_storage_backend",
+    message="`--hicache-storage-backend {hicache_storage_backend}` (L3) with `--dcp-size {dcp_size}` (> 1) is not "
+    "supported yet: run HiCache with DCP on L1/L2 only",
+    fix=remove("hicache_storage_backend"),
+    safe=True,
+    example=f"{_HICACHE_DCP} --hicache-storage-backend file",
+    near_miss=_HICACHE_DCP,
+)
+
+rule(
+    code="SGL387",
+    name="hicache-dcp-with-speculative-decoding",
+    errors="67d47979d41d",
+    # HiCache reads the algorithm as written (before the speculative hook upper-cases it).
+    when=lambda cfg: cfg.enable_hierarchical_cache and cfg.dcp_size > 1 and cfg.speculative_algorithm is not None
+    and cfg.speculative_algorithm.upper() != "DSPARK" and not cfg.get("enable_return_aux_hidden_states", False)
+    and served(cfg.model_path),
+    at="speculative_algorithm",
+    message="HiCache with `--dcp-size {dcp_size}` (> 1) supports only DSPARK speculative decoding, not "
+    "`--speculative-algorithm {speculative_algorithm}`",
+    example=f"{_HICACHE_DCP} --speculative-algorithm EAGLE",
+    near_miss=_HICACHE_DCP,
+)
+
+rule(
+    code="SGL388",
+    name="hicache-l3-dcp-with-buffer-only-host-memory",
+    errors="9e7a250bf865",
+    when=lambda cfg: cfg.enable_hierarchical_cache and cfg.dcp_size > 1 and cfg.hicache_storage_backend is not None
+    and cfg.hicache_host_memory_mode == "buffer_only" and served(cfg.model_path),
+    at="hicache_host_memory_mode",
+    message="HiCache L3 (`--hicache-storage-backend {hicache_storage_backend}`) with `--dcp-size {dcp_size}` "
+    "(> 1) does not support `--hicache-host-memory-mode buffer_only`",
+    fix=remove("hicache_host_memory_mode"),
+    example=f"{_HICACHE_DCP} --hicache-storage-backend file --hicache-host-memory-mode buffer_only "
+    "--hicache-write-policy write_through",
+    near_miss=f"{_HICACHE_DCP} --hicache-storage-backend file --hicache-write-policy write_through",
+)
+
+rule(
+    code="SGL389",
+    name="decode-host-receive-with-page-layout-storage",
+    errors="b91ad187d8df",
+    # A threshold strictly between 0 and 1 turns decode host receive on in every release (0.5.21 reads
+    # it as `> 0`, later ones as `< 1`), which pins the host pool to layer_first; mooncake (unless
+    # DCP keeps its layout, 0.5.23) and npu_memcache then rewrite it for the kernel and direct I/O.
+    when=lambda cfg: 0 < cfg.disaggregation_decode_host_receive_threshold < 1
+    and not cfg.enable_unified_cache_external_linker
+    and (cfg.enable_hierarchical_cache or cfg.disaggregation_decode_enable_offload_kvcache
+         or cfg.disaggregation_mode == "decode")
+    and cfg.hicache_storage_backend in ("mooncake", "npu_memcache")
+    and (cfg.hicache_storage_backend != "mooncake" or cfg.dcp_size <= 1)
+    and cfg.hicache_io_backend in ("kernel", "direct") and served(cfg.model_path),
+    at=("hicache_storage_backend", "disaggregation_decode_host_receive_threshold"),
+    message="`--hicache-storage-backend {hicache_storage_backend}` rewrites the HiCache layout away from "
+    "layer_first, which decode host receive (`--disaggregation-decode-host-receive-threshold "
+    "{disaggregation_decode_host_receive_threshold}`) shares with KV transfer",
+    example="--model-path Qwen/Qwen3-8B --disaggregation-mode decode "
+    "--disaggregation-decode-host-receive-threshold 0.5 --hicache-storage-backend mooncake",
+    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode decode "
+    "--disaggregation-decode-host-receive-threshold 0.5 --hicache-storage-backend file",
+)
+
+
+# -- validate_hisparse (hisparse_hook.py), run by check_server_args ----------------------------
+# Each check follows the assert that the model is a DSA, DeepSeek-V4 or MiniMax-M3 one, so any
+# other model is refused first; the rules need only what resolution does to the flags they read.
+
+_HISPARSE = "--model-path deepseek-ai/DeepSeek-V4-Flash --tp-size 8 --enable-hisparse --disable-radix-cache"
+
+rule(
+    code="SGL390",
+    name="hisparse-with-radix-cache",
+    errors="12ac48649d2c",
+    # A PD decode server, multi-item scoring, deterministic inference and embedding mode may
+    # turn the radix cache off themselves.
+    when=lambda cfg: cfg.enable_hisparse and not cfg.disable_radix_cache and cfg.disaggregation_mode != "decode"
+    and not cfg.get("enable_mis", False) and not cfg.get("enable_deterministic_inference", False)
+    and not cfg.is_embedding and served(cfg.model_path),
+    at="enable_hisparse",
+    message="`--enable-hisparse` (hierarchical sparse attention) currently requires `--disable-radix-cache`",
+    fix=set_("disable_radix_cache"),
+    safe=True,
+    example="--model-path deepseek-ai/DeepSeek-V4-Flash --tp-size 8 --enable-hisparse",
+    near_miss=_HISPARSE,
+)
+
+rule(
+    code="SGL391",
+    name="hisparse-with-mixed-chunk",
+    errors="8d51c6d4035b",
+    # Speculative decoding and dLLM turn mixed chunking off themselves.
+    when=lambda cfg: cfg.enable_hisparse and cfg.enable_mixed_chunk and cfg.disable_radix_cache
+    and _speculative_name(cfg.speculative_algorithm, cfg.get("enable_return_aux_hidden_states", False)) is None
+    and cfg.dllm_algorithm is None and served(cfg.model_path),
+    at="enable_mixed_chunk",
+    message="`--enable-hisparse` does not support `--enable-mixed-chunk` yet",
+    fix=remove("enable_mixed_chunk"),
+    example=f"{_HISPARSE} --enable-mixed-chunk",
+    near_miss=_HISPARSE,
+)
+
+rule(
+    code="SGL392",
+    name="hisparse-speculative-draft-tree",
+    errors="888c25ebd029",
+    # EAGLE keeps a written top-k; with a draft model path an EAGLE/NEXTN may become FROZEN_KV_MTP.
+    when=lambda cfg: cfg.enable_hisparse and cfg.disable_radix_cache
+    and _speculative_name(cfg.speculative_algorithm, cfg.get("enable_return_aux_hidden_states", False))
+    in ("EAGLE", "EAGLE3") and cfg.speculative_draft_model_path is None
+    and cfg.speculative_eagle_topk is not None and cfg.speculative_eagle_topk > 1 and served(cfg.model_path),
+    at="speculative_eagle_topk",
+    message="`--enable-hisparse` supports linear speculation only: `--speculative-eagle-topk` must be 1, "
+    "got {speculative_eagle_topk}",
+    fix=set_("speculative_eagle_topk", "1"),
+    safe=True,
+    example=f"{_HISPARSE} --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 4 "
+    "--speculative-num-draft-tokens 8",
+    near_miss=f"{_HISPARSE} --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 "
+    "--speculative-num-draft-tokens 4",
 )
