@@ -308,14 +308,25 @@ def expand(nodes: list[ast.AST], local: dict) -> list[ast.AST]:
     return out
 
 
+_ASSIGNMENTS: dict[int, tuple[ast.AST, list]] = {}
+
+
+def _assignments(func: ast.AST) -> list:
+    """func's assignments with a value, in line order (found once per function)."""
+    held = _ASSIGNMENTS.get(id(func))
+    if held is None or held[0] is not func:
+        found = sorted((n for n in ast.walk(func) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None),
+                       key=lambda n: n.lineno)
+        held = _ASSIGNMENTS[id(func)] = (func, found)
+    return held[1]
+
+
 def local_values(func: ast.AST | None, line: int) -> dict[str, ast.AST]:
     """Each local name's last assigned value before ``line`` (tuple targets share the value)."""
     local: dict[str, ast.AST] = {}
     if func is None:
         return local
-    assigns = [n for n in ast.walk(func) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None
-               and n.lineno < line]
-    for node in sorted(assigns, key=lambda n: n.lineno):
+    for node in (n for n in _assignments(func) if n.lineno < line):
         for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
             for name in ast.walk(target):
                 if isinstance(name, ast.Name):
@@ -368,11 +379,12 @@ class Scanner:
     """Collects the error sites of one module (or of some of its functions)."""
 
     def __init__(self, source: str, rel: str, kind_override: str | None = None,
-                 only: set[str] | None = None, parse_methods: set[str] | None = None):
+                 only: set[str] | None = None, parse_methods: set[str] | None = None,
+                 tree: ast.Module | None = None):
         self.source, self.rel, self.lines = source, rel, source.splitlines()
         self.kind_override, self.only, self.parse_methods = kind_override, only, parse_methods
         self.sites: list[dict] = []
-        self.tree = ast.parse(source)
+        self.tree = tree if tree is not None else ast.parse(source)
 
     def run(self) -> list[dict]:
         self._block(self.tree.body, [], [], None, False)
@@ -607,10 +619,11 @@ def catalogue(pkg_root: Path, release: str) -> dict:
     dests = load_dests(release)
     sites: dict[tuple[str, int, str], dict] = {}
     for path, funcs in type_parsers(pkg_root, files).items():
-        for s in Scanner(path.read_text(encoding="utf-8"), rel_name(pkg_root, path), "type", only=funcs).run():
+        for s in Scanner(path.read_text(encoding="utf-8"), rel_name(pkg_root, path), "type", only=funcs,
+                         tree=_tree(path)).run():
             sites[(s["file"], s["line"], s["_id"])] = s
     for path in files:
-        for s in Scanner(path.read_text(encoding="utf-8"), rel_name(pkg_root, path)).run():
+        for s in Scanner(path.read_text(encoding="utf-8"), rel_name(pkg_root, path), tree=_tree(path)).run():
             sites.setdefault((s["file"], s["line"], s["_id"]), s)
     for s in argparse_sites():
         sites.setdefault((s["file"], s["line"], s["_id"]), s)
