@@ -825,3 +825,51 @@ rule(
     example="--model-path Qwen/Qwen3-8B --enable-linear-replayssm --enable-linear-replayssm-spec --disable-radix-cache",
     near_miss="--model-path Qwen/Qwen3-8B --enable-linear-replayssm --disable-radix-cache",
 )
+
+
+def _radix_on(disable_radix_cache: bool, disaggregation_mode: str, decode_radix_cache: bool) -> bool:
+    """The radix cache is on as the launch writes it (a PD decode server decides it by
+    --disaggregation-decode-enable-radix-cache). Hooks may still turn it off: the rules
+    below name models that none of those does (Whisper, EmbeddingGemma, hybrid MiniCPM)."""
+    return decode_radix_cache if disaggregation_mode == "decode" else not disable_radix_cache
+
+
+rule(
+    code="SGL657",
+    name="linear-replayssm-with-mamba-extra-buffer",
+    errors="4e7e3a9ef03b",
+    # Kimi-Linear's Mamba radix cache keeps an explicit strategy; deterministic inference may
+    # turn the radix cache off first with some attention backends (quiet there).
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm
+    and cfg.model.architecture == "KimiLinearForCausalLM" and not cfg.enable_deterministic_inference
+    and cfg.linear_attn_decode_backend != "flashkda"
+    and _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend, cfg.mamba_ssm_dtype)
+    in ("triton", "helion")
+    and cfg.mamba_radix_cache_strategy in ("extra_buffer", "extra_buffer_lazy")
+    and _radix_on(cfg.disable_radix_cache, cfg.disaggregation_mode, cfg.disaggregation_decode_enable_radix_cache),
+    at=("mamba_radix_cache_strategy", "enable_linear_replayssm"),
+    message="`--enable-linear-replayssm` requires `--mamba-radix-cache-strategy no_buffer` (the default), "
+    "got `{mamba_radix_cache_strategy}`: the extra-buffer donation path is not supported yet",
+    # no_buffer refuses the overlap schedule: the fix turns it off too.
+    fix=(set_("mamba_radix_cache_strategy", "no_buffer"), set_("disable_overlap_schedule")),
+    example="--model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --enable-linear-replayssm "
+    "--mamba-radix-cache-strategy extra_buffer",
+    near_miss="--model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --enable-linear-replayssm "
+    "--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule",
+)
+
+rule(
+    code="SGL658",
+    name="mamba-extra-buffer-on-non-mamba-model",
+    errors="5fdcaa06b99c",
+    when=lambda cfg: served(cfg.model_path)
+    and cfg.model.architecture in ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM")
+    and cfg.mamba_radix_cache_strategy in ("extra_buffer", "extra_buffer_lazy")
+    and _radix_on(cfg.disable_radix_cache, cfg.disaggregation_mode, cfg.disaggregation_decode_enable_radix_cache),
+    at="mamba_radix_cache_strategy",
+    message=lambda cfg: f"`--mamba-radix-cache-strategy {cfg.mamba_radix_cache_strategy}` needs Mamba state, "
+    f"which `{cfg.model.architecture}` does not have",
+    fix=remove("mamba_radix_cache_strategy"),
+    example="--model-path deepseek-ai/DeepSeek-V2-Lite --mamba-radix-cache-strategy extra_buffer",
+    near_miss="--model-path deepseek-ai/DeepSeek-V2-Lite --mamba-radix-cache-strategy no_buffer",
+)
