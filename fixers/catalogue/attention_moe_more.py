@@ -873,3 +873,26 @@ rule(
     example="--model-path deepseek-ai/DeepSeek-V2-Lite --mamba-radix-cache-strategy extra_buffer",
     near_miss="--model-path deepseek-ai/DeepSeek-V2-Lite --mamba-radix-cache-strategy no_buffer",
 )
+
+# -- --language-model-only (handle_language_model_only, from handle_encoder_disaggregation) --
+
+_LMO_CONFLICTS = (("encoder_only", "--encoder-only"), ("language_only", "--language-only"),
+                  ("enable_prefix_mm_cache", "--enable-prefix-mm-cache"),
+                  ("enable_broadcast_mm_inputs_process", "--enable-broadcast-mm-inputs-process"),
+                  ("mm_enable_dp_encoder", "--mm-enable-dp-encoder"))
+
+rule(
+    code="SGL659",
+    name="language-model-only-with-encoder-flags",
+    errors="7ac1d7631784",
+    when=lambda cfg: served(cfg.model_path) and cfg.language_model_only
+    and (cfg.encoder_only or cfg.language_only or cfg.enable_prefix_mm_cache
+         or cfg.enable_broadcast_mm_inputs_process or cfg.mm_enable_dp_encoder is True),
+    at=("language_model_only", "encoder_only", "language_only", "enable_prefix_mm_cache",
+        "enable_broadcast_mm_inputs_process", "mm_enable_dp_encoder"),
+    message=lambda cfg: "`--language-model-only` cannot be combined with `"
+    + next(flag for dest, flag in _LMO_CONFLICTS if getattr(cfg, dest) is True) + "`",
+    fix=remove("language_model_only"),
+    example="--model-path Qwen/Qwen3-8B --language-model-only --enable-broadcast-mm-inputs-process",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-broadcast-mm-inputs-process",
+)
