@@ -242,7 +242,8 @@ rule(
 
 _DEEPEP_V2_MODELS = ("DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM", "Qwen3MoeForCausalLM")
 # DeepEP v2's dispatch buffer holds 128 tokens per rank unless an environment variable says more.
-_V2 = "--model-path deepseek-ai/DeepSeek-V3 --tp 8 --moe-a2a-backend deepep_v2 --chunked-prefill-size 128 --max-running-requests 128"
+_V2 = "--model-path deepseek-ai/DeepSeek-V3 --tp 8 --moe-a2a-backend deepep_v2 --chunked-prefill-size 128 " \
+    "--max-running-requests 128"
 
 
 def _deepep_v2_model(model_path: object, architecture: str | None) -> bool:
@@ -471,7 +472,8 @@ rule(
     and cfg.flashinfer_a2a_dispatch_type == "mxfp8"
     and cfg.quantization is not None and _quant(cfg.quantization, cfg.model_path) != "mxfp8",
     at="flashinfer_a2a_dispatch_type",
-    message="`--flashinfer-a2a-dispatch-type mxfp8` requires `--quantization mxfp8`, got `--quantization {quantization}`",
+    message="`--flashinfer-a2a-dispatch-type mxfp8` requires `--quantization mxfp8`, "
+    "got `--quantization {quantization}`",
     fix=remove("flashinfer_a2a_dispatch_type"),
     example=_FI_A2A + " --moe-runner-backend flashinfer_cutlass --quantization modelopt_fp4 "
     "--flashinfer-a2a-dispatch-type mxfp8",
@@ -563,7 +565,8 @@ rule(
     message="`--moe-runner-backend {moe_runner_backend}` needs `--ep-size` 1 or equal to `--tp-size {tp_size}`, "
     "got `--ep-size {ep_size}`",
     fix=remove("ep_size"),
-    example="--model-path Qwen/Qwen3-8B --tp 8 --ep 4 --moe-runner-backend flashinfer_cutlass --quantization modelopt_fp4",
+    example="--model-path Qwen/Qwen3-8B --tp 8 --ep 4 --moe-runner-backend flashinfer_cutlass "
+    "--quantization modelopt_fp4",
     near_miss="--model-path Qwen/Qwen3-8B --tp 8 --ep 8 --moe-runner-backend flashinfer_cutlass "
     "--quantization modelopt_fp4",
 )
@@ -572,7 +575,8 @@ rule(
     code="SGL644",
     name="flashinfer-trtllm-moe-with-unsupported-quantization",
     errors="c105f17ab73e",
-    when=lambda cfg: served(cfg.model_path) and cfg.moe_runner_backend in ("flashinfer_trtllm", "experimental_sgl_trtllm")
+    when=lambda cfg: served(cfg.model_path)
+    and cfg.moe_runner_backend in ("flashinfer_trtllm", "experimental_sgl_trtllm")
     and cfg.quantization is not None
     and _quant(cfg.quantization, cfg.model_path) not in ("modelopt_fp4", "nvfp4_online", "fp8", "mxfp8", "modelopt_fp8",
                                                          "modelopt_mixed", "compressed-tensors", None),
@@ -628,7 +632,7 @@ _MEGA_MOE_NO_FALLBACK = ("DeepseekV4ForCausalLM", "InternS2PreviewForConditional
 _MEGA = "--model-path Qwen/Qwen3-8B --tp 8 --moe-a2a-backend megamoe --quantization modelopt_fp4"
 
 
-def _nvidia(cfg) -> bool:  # noqa: ANN001
+def _nvidia(cfg) -> bool:
     """The GPU autofix was told of (`--gpu`) is an NVIDIA one (SGLang's platform is CUDA)."""
     gpu = cfg._launch.gpu
     if gpu is None:
@@ -669,7 +673,9 @@ rule(
 # `--mamba-ssm-dtype bfloat16` is picked from the GPU (flashinfer on SM100) or the model
 # (Kimi-K3): the rules that read the decode backend stay quiet there. The check of the
 # verify kernel under SGLANG_RAGGED_VERIFY_MODE (626ab32bac2e) needs that environment
-# variable set, so no launch's flags reach it.
+# variable set, so no launch's flags reach it. Not written either: an extra-buffer strategy
+# on a model without Mamba state (5fdcaa06b99c, handle_mamba_radix_cache): the judge cannot
+# run handle_model_specific_adjustments on the DeepSeek models the other rules' launches name.
 
 
 def _linear_decode(decode_backend: str | None, backend: str, mamba_ssm_dtype: str | None) -> str:
@@ -709,7 +715,8 @@ rule(
     code="SGL650",
     name="linear-replayssm-with-unsupported-decode-backend",
     errors="dcf2537b21e3",
-    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm and cfg.linear_attn_decode_backend != "flashkda"
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm
+    and cfg.linear_attn_decode_backend != "flashkda"
     and _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend, cfg.mamba_ssm_dtype)
     not in ("triton", "helion"),
     at=("linear_attn_decode_backend", "linear_attn_backend", "enable_linear_replayssm"),
@@ -727,7 +734,8 @@ rule(
     code="SGL651",
     name="linear-replayssm-with-pd-disaggregation",
     errors="2ea6c54f55bd",
-    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm and cfg.linear_attn_decode_backend != "flashkda"
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm
+    and cfg.linear_attn_decode_backend != "flashkda"
     and _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend, cfg.mamba_ssm_dtype)
     in ("triton", "helion")
     and _no_extra_buffer(cfg.mamba_radix_cache_strategy, cfg.disable_radix_cache, cfg.disaggregation_mode,
@@ -745,7 +753,8 @@ rule(
     code="SGL652",
     name="linear-replayssm-cache-len-below-one",
     errors="7c6356a53980",
-    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm and cfg.linear_attn_decode_backend != "flashkda"
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_linear_replayssm
+    and cfg.linear_attn_decode_backend != "flashkda"
     and _linear_decode(cfg.linear_attn_decode_backend, cfg.linear_attn_backend, cfg.mamba_ssm_dtype)
     in ("triton", "helion")
     and _no_extra_buffer(cfg.mamba_radix_cache_strategy, cfg.disable_radix_cache, cfg.disaggregation_mode,
@@ -829,8 +838,8 @@ rule(
 
 def _radix_on(disable_radix_cache: bool, disaggregation_mode: str, decode_radix_cache: bool) -> bool:
     """The radix cache is on as the launch writes it (a PD decode server decides it by
-    --disaggregation-decode-enable-radix-cache). Hooks may still turn it off: the rules
-    below name models that none of those does (Whisper, EmbeddingGemma, hybrid MiniCPM)."""
+    --disaggregation-decode-enable-radix-cache). Hooks may still turn it off: the rule
+    below names a model that none of those does (Whisper, EmbeddingGemma, hybrid MiniCPM)."""
     return decode_radix_cache if disaggregation_mode == "decode" else not disable_radix_cache
 
 
@@ -856,22 +865,6 @@ rule(
     "--mamba-radix-cache-strategy extra_buffer",
     near_miss="--model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --enable-linear-replayssm "
     "--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule",
-)
-
-rule(
-    code="SGL658",
-    name="mamba-extra-buffer-on-non-mamba-model",
-    errors="5fdcaa06b99c",
-    when=lambda cfg: served(cfg.model_path)
-    and cfg.model.architecture in ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM")
-    and cfg.mamba_radix_cache_strategy in ("extra_buffer", "extra_buffer_lazy")
-    and _radix_on(cfg.disable_radix_cache, cfg.disaggregation_mode, cfg.disaggregation_decode_enable_radix_cache),
-    at="mamba_radix_cache_strategy",
-    message=lambda cfg: f"`--mamba-radix-cache-strategy {cfg.mamba_radix_cache_strategy}` needs Mamba state, "
-    f"which `{cfg.model.architecture}` does not have",
-    fix=remove("mamba_radix_cache_strategy"),
-    example="--model-path deepseek-ai/DeepSeek-V2-Lite --mamba-radix-cache-strategy extra_buffer",
-    near_miss="--model-path deepseek-ai/DeepSeek-V2-Lite --mamba-radix-cache-strategy no_buffer",
 )
 
 # -- --language-model-only (handle_language_model_only, from handle_encoder_disaggregation) --
