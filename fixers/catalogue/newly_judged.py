@@ -1,8 +1,11 @@
-"""Catalogue rules the judge can now run: DSpark's server-argument checks.
+"""Catalogue rules the judge can now run: DSpark's server-argument checks and the
+watermark settings of `--watermark-config`.
 
-They mirror SGLang's `speculative_hook._handle_dspark`, reached through
+They mirror SGLang's `speculative_hook._handle_dspark` (reached through
 `handle_speculative_decoding` and `SpeculativeAlgorithm.handle_server_args` for
-`--speculative-algorithm DSPARK`.
+`--speculative-algorithm DSPARK`) and `validation_hook.check_watermark_server_args`
+over the fields `serving_hook.handle_watermark_config` resolves from
+`--watermark-config` (0.5.22 on).
 
 `_handle_dspark` checks, in order: the device (CUDA; NPU from 0.5.18, XPU in
 0.5.23); then, under attention DP, the DP LM head, the MoE a2a backend, the
@@ -27,7 +30,7 @@ from __future__ import annotations
 from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
-from ._common import served
+from ._common import json_value, served
 from .speculative import _algorithm
 from .speculative_more import _attention_dp, _cuda, _dp_as_written
 
@@ -70,6 +73,69 @@ def _dp_block_passes(dp: bool, as_written: bool, lm_head: object, a2a: str, cp_s
     if not as_written:
         return False
     return not dp or (bool(lm_head) and a2a == "none" and cp_size <= 1 and draft_a2a in (None, "none"))
+
+
+_WATERMARK_FIELDS = ("key", "key_b", "context_window", "mixing_probability", "max_probability",
+                     "default_enabled", "enforce_all")
+_WATERMARK_DEFAULTS = {"key": None, "key_b": None, "context_window": 4, "mixing_probability": 0.5,
+                       "max_probability": 1.0, "default_enabled": False, "enforce_all": False}
+
+
+def _watermark_key_parses(value: object) -> bool:
+    """`parse_watermark_key` accepts it: a string of 1 to 16 hex digits, `0x` optional."""
+    if not isinstance(value, str):
+        return False
+    digits = value[2:] if value.lower().startswith("0x") else value
+    return 1 <= len(digits) <= 16 and all(c in "0123456789abcdefABCDEF" for c in digits)
+
+
+def _watermark(enable: object, device: object, config: object) -> dict | None:
+    """The watermark settings `check_watermark_server_args` reaches its key/probability
+    checks with: `--enable-watermark` on CUDA, the SGLang defaults overlaid with an inline
+    `--watermark-config` JSON object that `load_watermark_config` accepts (a file path is
+    unknown), keys that parse and a context window from 1 to 64; None when it stops before."""
+    if not enable or not (device is None or device == "cuda"):
+        return None
+    settings = dict(_WATERMARK_DEFAULTS)
+    if config is not None:
+        if not isinstance(config, str) or not config.lstrip().startswith("{"):
+            raise Unresolvable("watermark config read from a file")
+        if len(config.encode("utf-8")) > 4096:
+            return None
+        raw = json_value(config)
+        if not isinstance(raw, dict) or set(raw) - set(_WATERMARK_FIELDS):
+            return None
+        for name in ("mixing_probability", "max_probability"):
+            value = raw.get(name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                return None
+        for name in ("default_enabled", "enforce_all"):
+            if raw.get(name) is not None and not isinstance(raw[name], bool):
+                return None
+        settings.update({k: v for k, v in raw.items() if v is not None})
+    window = settings["context_window"]
+    if isinstance(window, bool) or not isinstance(window, int) or not 1 <= window <= 64:
+        return None
+    if any(settings[k] is not None and not _watermark_key_parses(settings[k]) for k in ("key", "key_b")):
+        return None
+    return settings
+
+
+def _watermark_fails(settings: dict | None) -> str | None:
+    """The first of `check_watermark_server_args`'s key/probability checks that fails."""
+    if settings is None:
+        return None
+    if settings["key_b"] is not None and settings["key"] is None:
+        return "key_b"
+    if not 0 < settings["mixing_probability"] < 1:
+        return "mixing_range"
+    if settings["key_b"] is None and settings["mixing_probability"] != 0.5:
+        return "mixing_without_key_b"
+    if not 0 < settings["max_probability"] <= 1:
+        return "max_range"
+    if (settings["default_enabled"] or settings["enforce_all"]) and settings["key"] is None:
+        return "default_without_key"
+    return None
 
 
 # -- _handle_dspark: attention DP ---------------------------------------------------------
@@ -277,4 +343,68 @@ rule(
     example=f"{_DSPARK} --speculative-num-draft-tokens 1",
     near_miss=f"{_DSPARK} --speculative-num-draft-tokens 2",
     note="The fix lets SGLang derive the window from the draft's gamma (7 when the draft config has none).",
+)
+
+# -- check_watermark_server_args over --watermark-config (0.5.22 on) ----------------------
+
+_WATERMARK = "--model-path Qwen/Qwen3-8B --enable-watermark --watermark-config"
+
+rule(
+    code="SGL588",
+    name="watermark-key-b-without-key",
+    errors="1a24e918e25d",
+    when=lambda cfg: _watermark_fails(_watermark(cfg.enable_watermark, cfg.device, cfg.watermark_config))
+    == "key_b",
+    at="watermark_config",
+    message="`--watermark-config` sets `key_b` without `key`: the second watermark key requires a server key",
+    example=f"{_WATERMARK} '{{\"key_b\": \"0x2\"}}'",
+    near_miss=f"{_WATERMARK} '{{\"key\": \"0x1\", \"key_b\": \"0x2\"}}'",
+)
+
+rule(
+    code="SGL589",
+    name="watermark-mixing-probability-out-of-range",
+    errors="d62f884cad42",
+    when=lambda cfg: _watermark_fails(_watermark(cfg.enable_watermark, cfg.device, cfg.watermark_config))
+    == "mixing_range",
+    at="watermark_config",
+    message="`--watermark-config` `mixing_probability` must be strictly between 0 and 1",
+    example=f"{_WATERMARK} '{{\"mixing_probability\": 0}}'",
+    near_miss=f"{_WATERMARK} '{{\"mixing_probability\": 0.5}}'",
+)
+
+rule(
+    code="SGL590",
+    name="watermark-mixing-probability-without-key-b",
+    errors="a60bfca6e21a",
+    when=lambda cfg: _watermark_fails(_watermark(cfg.enable_watermark, cfg.device, cfg.watermark_config))
+    == "mixing_without_key_b",
+    at="watermark_config",
+    message="`--watermark-config` `mixing_probability` other than 0.5 requires `key_b` (and `key`)",
+    example=f"{_WATERMARK} '{{\"mixing_probability\": 0.3}}'",
+    near_miss=f"{_WATERMARK} '{{\"key\": \"0x1\", \"key_b\": \"0x2\", \"mixing_probability\": 0.3}}'",
+)
+
+rule(
+    code="SGL591",
+    name="watermark-max-probability-out-of-range",
+    errors="279abbd85c39",
+    when=lambda cfg: _watermark_fails(_watermark(cfg.enable_watermark, cfg.device, cfg.watermark_config))
+    == "max_range",
+    at="watermark_config",
+    message="`--watermark-config` `max_probability` must be greater than 0 and at most 1",
+    example=f"{_WATERMARK} '{{\"max_probability\": 0}}'",
+    near_miss=f"{_WATERMARK} '{{\"max_probability\": 1}}'",
+)
+
+rule(
+    code="SGL592",
+    name="watermark-default-enabled-without-key",
+    errors="faf87f8ae3df",
+    when=lambda cfg: _watermark_fails(_watermark(cfg.enable_watermark, cfg.device, cfg.watermark_config))
+    == "default_without_key",
+    at="watermark_config",
+    message="`--watermark-config` `default_enabled` and `enforce_all` require a server `key`",
+    example=f"{_WATERMARK} '{{\"default_enabled\": true}}'",
+    near_miss=f"{_WATERMARK} '{{\"default_enabled\": true, \"key\": \"0x1\"}}'",
 )
