@@ -43,6 +43,7 @@ def finding_json(path: str, r: Reported, source: Source) -> dict[str, object]:
         "code": r.fixer.code,
         "name": r.fixer.name,
         "record": r.fixer.record,
+        "errors": list(r.fixer.errors),
         "message": r.finding.message,
         "fix": fix_json,
         "fixed": r.fixed,

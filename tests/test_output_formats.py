@@ -12,6 +12,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+
+from autofix.fixer import all_fixers
 from click.testing import CliRunner
 
 from autofix import fixer as registry
@@ -211,6 +213,16 @@ def test_json_matches_the_documented_schema(tree: Path) -> None:
     fixed = json.loads(invoke("--fix", "--format", "json", ".").stdout)
     validator.validate(fixed)
     assert sorted(f["fixed"] for f in fixed) == [False, True, True, True, True]
+
+
+def test_a_json_finding_names_the_sglang_errors_its_rule_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    rule = next(fx for fx in all_fixers() if fx.rule is not None and not fx.gpu and len(fx.errors) == 1)
+    (tmp_path / "launch.sh").write_text(f"python -m sglang.launch_server {rule.rule.example}\n")
+    found = json.loads(invoke("--format", "json", "--select", rule.code, "--sglang-version", rule.releases[1],
+                              "launch.sh").stdout)
+    jsonschema.Draft202012Validator(JSON_SCHEMA).validate(found)
+    assert [(f["code"], f["record"], f["errors"]) for f in found] == [(rule.code, rule.errors[0], list(rule.errors))]
 
 
 def test_json_lines_is_one_finding_per_line_as_in_json(tree: Path) -> None:
