@@ -1,11 +1,12 @@
-"""Catalogue rules the judge can now run: DSpark's server-argument checks and the
-watermark settings of `--watermark-config`.
+"""Catalogue rules the judge can now run: DSpark's server-argument checks, the
+watermark settings of `--watermark-config`, and `--lora-paths` JSON entries.
 
 They mirror SGLang's `speculative_hook._handle_dspark` (reached through
 `handle_speculative_decoding` and `SpeculativeAlgorithm.handle_server_args` for
-`--speculative-algorithm DSPARK`) and `validation_hook.check_watermark_server_args`
+`--speculative-algorithm DSPARK`), `validation_hook.check_watermark_server_args`
 over the fields `serving_hook.handle_watermark_config` resolves from
-`--watermark-config` (0.5.22 on).
+`--watermark-config` (0.5.22 on), and `argparse_actions.LoRAPathAction.__call__`,
+which runs while argparse parses `--lora-paths`.
 
 `_handle_dspark` checks, in order: the device (CUDA; NPU from 0.5.18, XPU in
 0.5.23); then, under attention DP, the DP LM head, the MoE a2a backend, the
@@ -26,6 +27,8 @@ no DP spec/prefill coordination).
 """
 
 from __future__ import annotations
+
+import json
 
 from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
@@ -135,6 +138,24 @@ def _watermark_fails(settings: dict | None) -> str | None:
         return "max_range"
     if (settings["default_enabled"] or settings["enforce_all"]) and settings["key"] is None:
         return "default_without_key"
+    return None
+
+
+def _lora_json_without_keys(lora_paths: object) -> str | None:
+    """The first `--lora-paths` entry `LoRAPathAction` asserts on: one that looks like a JSON
+    object (`{...}`) and decodes, without both `lora_name` and `lora_path`. None when an
+    earlier JSON-looking entry does not decode (json.loads raises first) or none fails."""
+    entries = [lora_paths] if isinstance(lora_paths, str) else list(lora_paths or ())
+    for entry in entries:
+        text = entry.strip()
+        if not (text.startswith("{") and text.endswith("}")):
+            continue
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            return None
+        if "lora_path" not in obj or "lora_name" not in obj:
+            return text
     return None
 
 
@@ -407,4 +428,18 @@ rule(
     message="`--watermark-config` `default_enabled` and `enforce_all` require a server `key`",
     example=f"{_WATERMARK} '{{\"default_enabled\": true}}'",
     near_miss=f"{_WATERMARK} '{{\"default_enabled\": true, \"key\": \"0x1\"}}'",
+)
+
+# -- LoRAPathAction (argparse, while parsing --lora-paths) --------------------------------
+
+rule(
+    code="SGL593",
+    name="lora-paths-json-without-name-and-path",
+    errors="8ab23c2bab28",
+    when=lambda cfg: _lora_json_without_keys(cfg.lora_paths) is not None,
+    at="lora_paths",
+    message=lambda cfg: f"`--lora-paths` entry `{_lora_json_without_keys(cfg.lora_paths)}` looks like a JSON "
+    "object, which needs both the `lora_name` and `lora_path` keys",
+    example="--model-path Qwen/Qwen3-8B --enable-lora --lora-paths '{\"lora_name\": \"a\"}'",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-lora --lora-paths '{\"lora_name\": \"a\", \"lora_path\": \"org/a\"}'",
 )
