@@ -52,8 +52,10 @@ enclosing function and file), first match wins:
   model-family hook file;
 * flags: ``reads`` is not empty, the kind is argparse, type or parser.error,
   or the site is in an argparse Action (``arg_groups/argparse_actions.py``);
-* internal: anything else, and argparse's messages this release's parser can never
-  print (``unreachable_in_parser``: no mutually exclusive group, no integer nargs).
+* internal: anything else, argparse's messages this release's parser can never
+  print (``unreachable_in_parser``: no mutually exclusive group, no integer nargs),
+  and a site whose condition compares an option with choices in a way no choice
+  satisfies (``blocked_by_choices``: the parser refuses the value first).
 
 ``reads`` are the attribute names (``x.name``, ``getattr(x, "name")``) in the
 condition and message that are dests in ``options-<release>.json``.
@@ -68,6 +70,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import copy
 import ast
 import hashlib
 import inspect
@@ -76,7 +79,9 @@ import os
 import re
 import sys
 import textwrap
+import warnings
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -599,6 +604,53 @@ def load_dests(release: str) -> set[str]:
     return {o["dest"] for o in data["options"] if o.get("action") not in ("help", "version")}
 
 
+def _conjuncts(node: ast.AST) -> Iterator[ast.AST]:
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        for value in node.values:
+            yield from _conjuncts(value)
+    else:
+        yield node
+
+
+def blocked_by_choices(condition: str, options: dict[str, dict]) -> bool:
+    """Whether one part of condition compares one option that has choices with literals
+    only (``cfg.mode not in ('a', 'b')``), and is false for every choice and the default:
+    the parser refuses every other value first, so no launch reaches the site."""
+    try:
+        tree = ast.parse(condition, mode="eval").body
+    except SyntaxError:
+        return False
+    for term in _conjuncts(tree):
+        if not isinstance(term, ast.Compare):
+            continue
+        attributes = [n for n in ast.walk(term) if isinstance(n, ast.Attribute)]
+        if len(attributes) != 1 or not isinstance(attributes[0].value, ast.Name):
+            continue
+        option = options.get(attributes[0].attr)
+        others = [n for n in ast.walk(term) if isinstance(n, (ast.Name, ast.Call, ast.Subscript, ast.Lambda))
+                  and n is not attributes[0].value]
+        if option is None or not option.get("choices") or others:
+            continue
+
+        def holds(value: object, term: ast.AST = term, dest: str = attributes[0].attr) -> bool:
+            class Put(ast.NodeTransformer):
+                def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+                    return ast.copy_location(ast.Constant(value), node) if node.attr == dest else node
+
+            expression = ast.fix_missing_locations(ast.Expression(Put().visit(copy.deepcopy(term))))
+            # Only literals and comparisons remain: nothing to call or look up.
+            return bool(eval(compile(expression, "<condition>", "eval"), {"__builtins__": {}}))  # noqa: S307
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SyntaxWarning)
+                if not any(holds(v) for v in [*option["choices"], option["default"]]):
+                    return True
+        except Exception:  # noqa: BLE001 (a comparison Python refuses: not decided here)
+            continue
+    return False
+
+
 def unreachable_in_parser(message: str, release: str, files: list[Path]) -> bool:
     """Whether argparse can never print message for this release's parser, by the parser's
     shape (its option table) and argparse's own code: a mutually exclusive group's errors
@@ -617,6 +669,7 @@ def catalogue(pkg_root: Path, release: str) -> dict:
     srt = pkg_root / "srt"
     files = scoped_files(srt)
     dests = load_dests(release)
+    options = {o["dest"]: o for o in json.loads((DATA / f"options-{release}.json").read_text(encoding="utf-8"))["options"]}
     sites: dict[tuple[str, int, str], dict] = {}
     for path, funcs in type_parsers(pkg_root, files).items():
         for s in Scanner(path.read_text(encoding="utf-8"), rel_name(pkg_root, path), "type", only=funcs,
@@ -632,6 +685,8 @@ def catalogue(pkg_root: Path, release: str) -> dict:
         reads = attribute_reads(expand(s["_nodes"], s["_local"]), dests)
         needs = classify(s["kind"], s["_tests"], s["_local"], reads, s["file"], s["function"], s["_in_ie"])
         if s["kind"] == "argparse" and unreachable_in_parser(s["message"], release, files):
+            needs = "internal"
+        elif needs == "flags" and blocked_by_choices(s["condition"], options):
             needs = "internal"
         errors.append({"id": s["_id"], **{k: s[k] for k in (
             "kind", "exception", "message", "pattern", "source", "condition", "file", "line", "function")},

@@ -5,6 +5,7 @@ errors-<release>.json files are what the script generates."""
 from __future__ import annotations
 
 import ast
+import json
 import importlib.util
 import os
 import re
@@ -246,3 +247,25 @@ def test_committed_catalogues_are_up_to_date():
     proc = subprocess.run([sys.executable, str(SCRIPT), "--check", "--env", str(oracle.env_dir())],
                           capture_output=True, text=True, cwd=REPO, check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_site_no_choice_of_its_option_reaches_is_not_a_flags_error():
+    options = {"mode": {"choices": ["null", "prefill", "decode"], "default": "null"},
+               "size": {"choices": None, "default": 1}}
+    assert gen.blocked_by_choices("cfg.mode not in ('null', 'prefill', 'decode')", options)
+    assert gen.blocked_by_choices("x and cfg.mode == 'ipc'", options)
+    # A choice reaches it, the option has no choices, or something else is compared: decided by the launch.
+    assert not gen.blocked_by_choices("cfg.mode not in ('null', 'prefill')", options)
+    assert not gen.blocked_by_choices("cfg.size not in (1, 2)", options)
+    assert not gen.blocked_by_choices("cfg.mode != other.mode", options)
+    assert not gen.blocked_by_choices("len(cfg.mode) > 9", options)
+
+
+def test_argparse_messages_sglang_parser_cannot_print_are_internal():
+    for release in ("0.5.17", "0.5.23"):
+        errors = {e["message"]: e["needs"] for e in json.loads(
+            (REPO / "autofix" / "knowledge" / "data" / f"errors-{release}.json").read_text())["errors"]
+            if e["kind"] == "argparse"}
+        assert errors["argument {}: not allowed with argument {}"] == "internal"
+        assert errors["unexpected option string: {}"] == "internal"
+        assert errors["argument {}: expected one argument"] == "flags"
