@@ -139,6 +139,27 @@ class _TorchvisionStubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader)
         pass
 
 
+class _KernelStubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """SGLang's CUDA kernel packages, on a machine without them: a module a rule imports
+    under ``if is_cuda():`` (``from sgl_kernel import ...``) loads as it would on the GPU
+    the case names. Last on the path, so an installed package is always the real one."""
+
+    PACKAGES = ("sgl_kernel", "flashinfer", "deep_gemm", "flash_mla", "flash_attn")
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname.split(".", 1)[0] in self.PACKAGES:
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = _StubModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
 def install_torchvision_stub() -> None:
     if not any(isinstance(f, _TorchvisionStubFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _TorchvisionStubFinder())
@@ -585,6 +606,40 @@ def declared_overlay(ns: Any) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
+def cuda_kernels(present: bool) -> Iterator[None]:
+    """While a case on an NVIDIA GPU runs, its kernel packages import."""
+    finder = _KernelStubFinder() if present else None
+    if finder is not None:
+        sys.meta_path.append(finder)
+    try:
+        yield
+    finally:
+        if finder is not None:
+            sys.meta_path.remove(finder)
+
+
+_PROBE_SITES: dict[tuple[int, tuple[str, ...], tuple[str, ...]], tuple[tuple[types.ModuleType, str], ...]] = {}
+
+
+def _loaded_sglang() -> list[types.ModuleType]:
+    return [m for name, m in list(sys.modules.items()) if name.startswith("sglang.srt") and m is not None]
+
+
+def _probe_sites(modules: list[types.ModuleType], probes: tuple[str, ...]) -> tuple[tuple[types.ModuleType, str], ...]:
+    """(module, probe) for each probe a loaded sglang module (or one of modules) names;
+    found again only when a module has been loaded since (its names are bound as it loads)."""
+    others = tuple(m.__name__ for m in modules if not m.__name__.startswith("sglang.srt"))
+    key = (len(sys.modules), probes, others)
+    if key not in _PROBE_SITES:
+        _PROBE_SITES.clear()
+        _PROBE_SITES[key] = tuple(
+            (module, probe) for module in dict.fromkeys([*modules, *_loaded_sglang()])
+            for probe in probes if hasattr(module, probe)
+        )
+    return _PROBE_SITES[key]
+
+
+@contextlib.contextmanager
 def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator[None]:
     """Patch every hardware probe the rule functions can reach to answer for one GPU profile."""
     probes, platform = profile(gpu)
@@ -596,11 +651,8 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
 
     from sglang.srt.utils import common
 
-    loaded = [m for name, m in list(sys.modules.items()) if name.startswith("sglang.srt") and m is not None]
-    for module in dict.fromkeys([common, *modules, *loaded]):
-        for probe, answer in probes.items():
-            if hasattr(module, probe):
-                patch(module, probe, (lambda a=answer: lambda *args, **kw: a)())
+    for module, probe in _probe_sites([common, *modules], tuple(probes)):
+        patch(module, probe, (lambda a=probes[probe]: lambda *args, **kw: a)())
     override = None
     try:
         runtime = importlib.import_module("sglang.srt.runtime_context")
@@ -613,6 +665,8 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
     # Rules that ask torch itself (0.5.17/0.5.18 read the capability directly).
     import torch
 
+    stack = contextlib.ExitStack()
+    stack.enter_context(cuda_kernels(bool(probes["is_cuda"])))
     major_minor = probes["get_device_capability"]
     patch(torch.cuda, "is_available", lambda: bool(probes["is_cuda"] or probes["is_hip"]))
     patch(torch.cuda, "get_device_capability", lambda *a, **k: major_minor)
@@ -623,6 +677,7 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
     try:
         yield
     finally:
+        stack.close()
         if override is not None:
             override.restore()
         for obj, name, value in reversed(saved):
@@ -825,8 +880,21 @@ def _callables(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef]]:
             yield node.name, node
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
-                if isinstance(item, ast.FunctionDef):
+                # An argparse Action's __call__ runs inside parse_args, never on the record.
+                if isinstance(item, ast.FunctionDef) and item.name != "__call__":
                     yield f"{node.name}.{item.name}", item
+
+
+@functools.cache
+def _spelt() -> tuple[tuple[RuleFunction, str], ...]:
+    """Each rule-source function (but the whole pipeline) with every string it spells,
+    joined by NUL: read once, searched for every pattern."""
+    return tuple(
+        (RuleFunction(module, qualname, node.lineno), "\0\0".join(_string_texts(node)))
+        for module, tree in _rule_sources()
+        for qualname, node in _callables(tree)
+        if qualname not in _WHOLE_PIPELINE
+    )
 
 
 @functools.cache
@@ -835,12 +903,8 @@ def locate(pattern: str) -> tuple[RuleFunction, ...]:
     text = literal_of(pattern)
     if len(text) < 12:
         raise ValueError(f"too little literal text to locate {pattern!r}")
-    found = []
-    for module, tree in _rule_sources():
-        for qualname, node in _callables(tree):
-            if qualname not in _WHOLE_PIPELINE and any(text in s for s in _string_texts(node)):
-                found.append(RuleFunction(module, qualname, node.lineno))
-    return tuple(found)
+    # A literal run never holds NUL (an f-string field), so it cannot span two strings.
+    return tuple(function for function, strings in _spelt() if text in strings)
 
 
 @functools.cache
@@ -878,6 +942,10 @@ _RESOLVERS = (
     "parse_cuda_graph_config", "_parse_cuda_graph_config",
     # 0.5.22+: `--dp N --enable-dp-attention` becomes `--attn-dp-size N` before any rule reads either.
     "handle_deprecated_dp_attention",
+    # `--watermark-config` JSON becomes the fields the watermark checks read.
+    "handle_watermark_config",
+    # `--load-balance-method auto` becomes round_robin (follow_bootstrap_room on a prefill server).
+    "handle_load_balance_method", "_handle_load_balance_method",
 )
 # What runs the whole resolution (0.5.17/0.5.18): never a rule of its own; the rules it calls are.
 _WHOLE_PIPELINE = ("ServerArgs.__post_init__", "ServerArgs.__init__")
@@ -894,16 +962,18 @@ def page_size_snaps() -> tuple[RuleFunction, ...]:
     )
 
 
+@functools.cache
+def _by_name() -> dict[str, tuple[RuleFunction, ...]]:
+    found: dict[str, list[RuleFunction]] = {}
+    for module, tree in _rule_sources():
+        for qualname, node in _callables(tree):
+            found.setdefault(f"{module}:{qualname}", []).append(RuleFunction(module, qualname, node.lineno))
+    return {name: tuple(functions) for name, functions in found.items()}
+
+
 def by_name(name: str) -> tuple[RuleFunction, ...]:
     """The rule-source function ``module:qualname``; none when this release has no such function."""
-    module, _, qualname = name.partition(":")
-    return tuple(
-        RuleFunction(m, q, node.lineno)
-        for m, tree in _rule_sources()
-        if m == module
-        for q, node in _callables(tree)
-        if q == qualname
-    )
+    return _by_name().get(name, ())
 
 
 def named(name: str) -> tuple[RuleFunction, ...]:
@@ -916,27 +986,32 @@ def named(name: str) -> tuple[RuleFunction, ...]:
     )
 
 
+@functools.cache
 def _pipeline_calls(name: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\b(?=[(),])", _pipeline_text(inline=False)) is not None
 
 
 @functools.cache
+def _uses() -> dict[str, tuple[RuleFunction, ...]]:
+    """name -> the rule-source functions whose bodies use it (as a name or an attribute)."""
+    found: dict[str, list[RuleFunction]] = {}
+    for module, tree in _rule_sources():
+        for qualname, node in _callables(tree):
+            function = RuleFunction(module, qualname, node.lineno)
+            used = {ref.id if isinstance(ref, ast.Name) else ref.attr for ref in ast.walk(node)
+                    if isinstance(ref, (ast.Name, ast.Attribute))}
+            for name in used:
+                found.setdefault(name, []).append(function)
+    return {name: tuple(functions) for name, functions in found.items()}
+
+
 def _callers(name: str) -> tuple[RuleFunction, ...]:
     """The rule-source functions whose bodies use name: call it (``name(...)``,
     ``self.name(...)``) or hand it on (a dispatch table, ``run_hook(name, ...)``)."""
-    found = []
-    for module, tree in _rule_sources():
-        for qualname, node in _callables(tree):
-            if qualname.rsplit(".", 1)[-1] == name:
-                continue
-            for ref in ast.walk(node):
-                used = ref.id if isinstance(ref, ast.Name) else ref.attr if isinstance(ref, ast.Attribute) else None
-                if used == name:
-                    found.append(RuleFunction(module, qualname, node.lineno))
-                    break
-    return tuple(found)
+    return tuple(f for f in _uses().get(name, ()) if f.qualname.rsplit(".", 1)[-1] != name)
 
 
+@functools.cache
 def entry_points(function: RuleFunction, depth: int = 0) -> tuple[RuleFunction, ...]:
     """What the pipeline calls to reach function: the function itself when
     the pipeline calls it, else its callers' entry points (their guards, such
@@ -950,6 +1025,7 @@ def entry_points(function: RuleFunction, depth: int = 0) -> tuple[RuleFunction, 
     return tuple(dict.fromkeys(e for c in callers for e in entry_points(c, depth + 1)))
 
 
+@functools.cache
 def _rank(function: RuleFunction) -> tuple[int, str, int]:
     """Where the pipeline calls a function (post-process passes: at the pass);
     a resolver it does not name runs first, other unknown ones last, in file order."""
@@ -1010,6 +1086,7 @@ def probe_model_config(architecture: str) -> Any:
     config.hf_text_config = config.hf_config
     config.model_path = "autofix-probe"
     config.context_len = 32768
+    config.hf_quant_config = {}  # as ModelConfig reads a checkpoint with no quantization_config
     try:
         ModelConfig._derive_model_shapes(config)
     except Exception:  # shapes after the attention decision; the decision is what rules read
@@ -1057,6 +1134,8 @@ def server_args_record(raw: dict[str, Any]) -> Any:
         vars(record).update(raw)
     record._resolved_overrides = []
     record._raw_input = {k: v for k, v in raw.items() if k in fields}
+    # What handle_missing_default_values records of `--quantization unquant` (model overrides read it).
+    record._quantization_explicitly_unset = raw.get("quantization") == "unquant"
     return record
 
 
@@ -1086,6 +1165,22 @@ def _declare(record: Any, source: str, values: dict[str, Any]) -> None:
         vars(record).update(values)
 
 
+_GET_CONFIG_SITES: dict[int, tuple[tuple[types.ModuleType, Any], ...]] = {}
+
+
+def _get_config_sites() -> tuple[tuple[types.ModuleType, Any], ...]:
+    """(module, sglang's get_config) for each loaded module that imported it; found again
+    only when a module has been loaded since."""
+    if len(sys.modules) not in _GET_CONFIG_SITES:
+        _GET_CONFIG_SITES.clear()
+        _GET_CONFIG_SITES[len(sys.modules)] = tuple(
+            (module, found) for module in _loaded_sglang()
+            if callable(found := getattr(module, "get_config", None))
+            and "hf_transformers" in (getattr(found, "__module__", "") or "")
+        )
+    return _GET_CONFIG_SITES[len(sys.modules)]
+
+
 @contextlib.contextmanager
 def stand_in_models(architecture: str | None) -> Iterator[None]:
     """Every ModelConfig a rule builds (the served model's, a draft model's)
@@ -1098,11 +1193,9 @@ def stand_in_models(architecture: str | None) -> Iterator[None]:
     ModelConfig.from_server_args = staticmethod(lambda *a, **k: model)
     # sglang's own get_config (draft models, aliases), wherever it was imported.
     patched: list[tuple[types.ModuleType, Any]] = []
-    for module in [m for name, m in sys.modules.items() if name.startswith("sglang.srt") and m is not None]:
-        found = getattr(module, "get_config", None)
-        if callable(found) and "hf_transformers" in (getattr(found, "__module__", "") or ""):
-            patched.append((module, found))
-            module.get_config = lambda *a, **k: probe_model_config(stand_in).hf_config
+    for module, found in _get_config_sites():
+        patched.append((module, found))
+        module.get_config = lambda *a, **k: probe_model_config(stand_in).hf_config
     try:
         yield
     finally:

@@ -481,7 +481,8 @@ rule(
 
 # -- validate_prefill_only_disable_kv_cache_args (kv_cache_hook.py) ------------------------
 
-_PREFILL_ONLY = "--model-path Qwen/Qwen3-8B --prefill-only-disable-kv-cache --is-embedding"
+# fa4: SGLang's own default prefill backend on a B200 (trtllm_mha) is not one prefill-only mode takes.
+_PREFILL_ONLY = "--model-path Qwen/Qwen3-8B --prefill-only-disable-kv-cache --is-embedding --attention-backend fa4"
 _PREFILL_ONLY_OK = f"{_PREFILL_ONLY} --chunked-prefill-size -1 --disable-radix-cache"
 
 
