@@ -618,56 +618,6 @@ rule(
     near_miss="--model-path Qwen/Qwen3-8B --tp 4",
 )
 
-# -- MegaMoE token budget (validate_mega_moe_token_budget, after speculative) ---------
-# Checked where MegaMoE has no fused-MoE fallback: the architectures SGLang lists, or NVFP4
-# experts (--quantization modelopt_fp4); skipped on ROCm, so the GPU must be named (--gpu).
-# handle_data_parallelism has divided --chunked-prefill-size by the attention-DP width.
-# Not written here: the per-rank share below one under attention DP (aa4bcde808aa), which
-# the judge cannot show (it does not run that division), and the environment-sized capacity.
-
-_MEGA_MOE_NO_FALLBACK = ("DeepseekV4ForCausalLM", "InternS2PreviewForConditionalGeneration", "MellumForCausalLM",
-                         "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM", "Qwen3NextForCausalLM",
-                         "Qwen3VLMoeForConditionalGeneration", "Qwen3_5MoeForCausalLM",
-                         "Qwen3_5MoeForConditionalGeneration")
-_MEGA = "--model-path Qwen/Qwen3-8B --tp 8 --moe-a2a-backend megamoe --quantization modelopt_fp4"
-
-
-def _nvidia(cfg) -> bool:
-    """The GPU autofix was told of (`--gpu`) is an NVIDIA one (SGLang's platform is CUDA)."""
-    gpu = cfg._launch.gpu
-    if gpu is None:
-        raise Unresolvable("platform not known")
-    return gpu.is_cuda
-
-
-def _mega_moe_budget(model_path: object, architecture: str | None, quantization: object, encoder_only: bool,
-                     disaggregation_mode: str, pp_size: int, dynamic_chunking: bool) -> bool:
-    """validate_mega_moe_token_budget reaches its prefill checks."""
-    return not encoder_only and not str(model_path).startswith("instance://") \
-        and (architecture in _MEGA_MOE_NO_FALLBACK or _quant(quantization, model_path) == "modelopt_fp4") \
-        and disaggregation_mode != "decode" and not (pp_size > 1 and dynamic_chunking)
-
-
-rule(
-    code="SGL647",
-    name="megamoe-without-chunked-prefill",
-    errors="17b2822153d2",
-    when=lambda cfg: served(cfg.model_path) and _nvidia(cfg)
-    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
-    == "megamoe"
-    and _mega_moe_budget(cfg.model_path, cfg.model.architecture, cfg.quantization, cfg.encoder_only,
-                         cfg.disaggregation_mode, cfg.pp_size, cfg.enable_dynamic_chunking)
-    and known(cfg.chunked_prefill_size) // _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention)
-    <= 0,
-    at="chunked_prefill_size",
-    message="MegaMoE (`--moe-a2a-backend megamoe`) requires chunked prefill: set `--chunked-prefill-size` to a "
-    "positive value, not {chunked_prefill_size} (no strict bound on a prefill forward's tokens per rank)",
-    fix=set_("chunked_prefill_size", "4096"),
-    gpu="b200",
-    example=_MEGA + " --chunked-prefill-size -1",
-    near_miss=_MEGA + " --chunked-prefill-size 4096",
-)
-
 # -- Linear attention backends and ReplaySSM (handle_linear_attn_backend) -------------
 # Runs for every served model. An unset --linear-attn-decode-backend with
 # `--mamba-ssm-dtype bfloat16` is picked from the GPU (flashinfer on SM100) or the model
