@@ -24,6 +24,7 @@ from autofix.knowledge.gpus import Gpu, gpu_named
 from autofix.knowledge.options import OptionTable, table
 from autofix.knowledge.releases import checked_as, parse_release
 from autofix.model import Launch, Unresolvable
+from autofix.rule_index import index_of
 from autofix.source import Source, Span
 
 __all__ = [
@@ -284,7 +285,7 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
         if settings.only_config is not None and config != settings.only_config:
             continue
         launch.gpu = settings.gpu
-        for fx in settings.fixers:
+        for fx in index_of(settings.fixers).for_launch(launch):
             if not fx.holds_in(release) or fx.gpu and settings.gpu is None:
                 continue
             try:
