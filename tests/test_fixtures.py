@@ -51,7 +51,9 @@ def annotations(text: str) -> dict[str, set[tuple[int, str]]]:
         if match is None:
             continue
         target = number + 1
-        while target <= len(lines) and lines[target - 1].lstrip().startswith(("#", "//", "<!--")):
+        # Past comments and further annotations (a notebook's are inside JSON strings).
+        while target <= len(lines) and (lines[target - 1].lstrip().startswith(("#", "//", "<!--"))
+                                        or ANNOTATION.search(lines[target - 1])):
             target += 1
         found[match[1]].add((target, match[2]))
     return found
