@@ -618,14 +618,62 @@ rule(
     near_miss="--model-path Qwen/Qwen3-8B --tp 4",
 )
 
+# -- MegaMoE token budget (validate_mega_moe_token_budget, after speculative) ---------
+# Checked where MegaMoE has no fused-MoE fallback: the architectures SGLang lists, or NVFP4
+# experts (--quantization modelopt_fp4); skipped on ROCm, so the GPU must be named (--gpu).
+# handle_data_parallelism has divided --chunked-prefill-size by the attention-DP width.
+# Not written here: the per-rank share below one under attention DP (aa4bcde808aa), which
+# the judge cannot show (it does not run that division), and the environment-sized capacity.
+
+_MEGA_MOE_NO_FALLBACK = ("DeepseekV4ForCausalLM", "InternS2PreviewForConditionalGeneration", "MellumForCausalLM",
+                         "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM", "Qwen3NextForCausalLM",
+                         "Qwen3VLMoeForConditionalGeneration", "Qwen3_5MoeForCausalLM",
+                         "Qwen3_5MoeForConditionalGeneration")
+_MEGA = "--model-path Qwen/Qwen3-8B --tp 8 --moe-a2a-backend megamoe --quantization modelopt_fp4"
+
+
+def _nvidia(cfg) -> bool:
+    """The GPU autofix was told of (`--gpu`) is an NVIDIA one (SGLang's platform is CUDA)."""
+    gpu = cfg._launch.gpu
+    if gpu is None:
+        raise Unresolvable("platform not known")
+    return gpu.is_cuda
+
+
+def _mega_moe_budget(model_path: object, architecture: str | None, quantization: object, encoder_only: bool,
+                     disaggregation_mode: str, pp_size: int, dynamic_chunking: bool) -> bool:
+    """validate_mega_moe_token_budget reaches its prefill checks."""
+    return not encoder_only and not str(model_path).startswith("instance://") \
+        and (architecture in _MEGA_MOE_NO_FALLBACK or _quant(quantization, model_path) == "modelopt_fp4") \
+        and disaggregation_mode != "decode" and not (pp_size > 1 and dynamic_chunking)
+
+
+rule(
+    code="SGL647",
+    name="megamoe-without-chunked-prefill",
+    errors="17b2822153d2",
+    when=lambda cfg: served(cfg.model_path) and _nvidia(cfg)
+    and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
+    == "megamoe"
+    and _mega_moe_budget(cfg.model_path, cfg.model.architecture, cfg.quantization, cfg.encoder_only,
+                         cfg.disaggregation_mode, cfg.pp_size, cfg.enable_dynamic_chunking)
+    and known(cfg.chunked_prefill_size) // _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention)
+    <= 0,
+    at="chunked_prefill_size",
+    message="MegaMoE (`--moe-a2a-backend megamoe`) requires chunked prefill: set `--chunked-prefill-size` to a "
+    "positive value, not {chunked_prefill_size} (no strict bound on a prefill forward's tokens per rank)",
+    fix=set_("chunked_prefill_size", "4096"),
+    gpu="b200",
+    example=_MEGA + " --chunked-prefill-size -1",
+    near_miss=_MEGA + " --chunked-prefill-size 4096",
+)
+
 # -- Linear attention backends and ReplaySSM (handle_linear_attn_backend) -------------
 # Runs for every served model. An unset --linear-attn-decode-backend with
 # `--mamba-ssm-dtype bfloat16` is picked from the GPU (flashinfer on SM100) or the model
 # (Kimi-K3): the rules that read the decode backend stay quiet there. The check of the
 # verify kernel under SGLANG_RAGGED_VERIFY_MODE (626ab32bac2e) needs that environment
-# variable set, so no launch's flags reach it. Not written either: an extra-buffer strategy
-# on a model without Mamba state (5fdcaa06b99c, handle_mamba_radix_cache): the judge cannot
-# run handle_model_specific_adjustments on the DeepSeek models the other rules' launches name.
+# variable set, so no launch's flags reach it.
 
 
 def _linear_decode(decode_backend: str | None, backend: str, mamba_ssm_dtype: str | None) -> str:
@@ -788,8 +836,8 @@ rule(
 
 def _radix_on(disable_radix_cache: bool, disaggregation_mode: str, decode_radix_cache: bool) -> bool:
     """The radix cache is on as the launch writes it (a PD decode server decides it by
-    --disaggregation-decode-enable-radix-cache). Hooks may still turn it off: the rule
-    below names a model that none of those does (Whisper, EmbeddingGemma, hybrid MiniCPM)."""
+    --disaggregation-decode-enable-radix-cache). Hooks may still turn it off: the rules
+    below name models that none of those does (Whisper, EmbeddingGemma, hybrid MiniCPM)."""
     return decode_radix_cache if disaggregation_mode == "decode" else not disable_radix_cache
 
 
@@ -815,6 +863,22 @@ rule(
     "--mamba-radix-cache-strategy extra_buffer",
     near_miss="--model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --enable-linear-replayssm "
     "--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule",
+)
+
+rule(
+    code="SGL658",
+    name="mamba-extra-buffer-on-non-mamba-model",
+    errors="5fdcaa06b99c",
+    when=lambda cfg: served(cfg.model_path)
+    and cfg.model.architecture in ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM")
+    and cfg.mamba_radix_cache_strategy in ("extra_buffer", "extra_buffer_lazy")
+    and _radix_on(cfg.disable_radix_cache, cfg.disaggregation_mode, cfg.disaggregation_decode_enable_radix_cache),
+    at="mamba_radix_cache_strategy",
+    message=lambda cfg: f"`--mamba-radix-cache-strategy {cfg.mamba_radix_cache_strategy}` needs Mamba state, "
+    f"which `{cfg.model.architecture}` does not have",
+    fix=remove("mamba_radix_cache_strategy"),
+    example="--model-path deepseek-ai/DeepSeek-V2-Lite --mamba-radix-cache-strategy extra_buffer",
+    near_miss="--model-path deepseek-ai/DeepSeek-V2-Lite --mamba-radix-cache-strategy no_buffer",
 )
 
 # -- --language-model-only (handle_language_model_only, from handle_encoder_disaggregation) --
