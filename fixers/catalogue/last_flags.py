@@ -66,3 +66,41 @@ rule(
     example=_MEGA_DP + " --chunked-prefill-size 32",
     near_miss=_MEGA_DP + " --chunked-prefill-size 4096",
 )
+
+# -- handle_page_major_kv_layout (kv_cache_hook.py, after handle_cache_compatibility) --
+# --enable-unified-memory turns the page-major layout on (without it the layout is refused by
+# another assert first). The allowed set depends on the model (MLA, asymmetric K/V, other), so
+# only a backend outside all three sets is reported, and only for plain decoders whose model
+# overrides leave an explicit backend alone (other models' overrides, HRM-Text's triton force and
+# the diffusion-LLM backends may move it). A backend left unset is SGLang's choice: quiet.
+
+_PAGE_MAJOR_BACKENDS = frozenset({"triton", "fa3", "fa4", "flashinfer", "trtllm_mha",
+                                  "trtllm_mla", "cutedsl_mla", "flashmla"})
+_BACKEND_ALIASES = {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"}
+_PLAIN_DECODERS = ("Qwen2ForCausalLM", "Qwen3ForCausalLM", "LlamaForCausalLM")
+
+
+def _outside_page_major(attention: object, prefill: object, decode: object) -> bool:
+    """A prefill or decode backend SGLang will run (split fields fall back to the base one)
+    that no page-major allowed set holds."""
+    resolved = (_BACKEND_ALIASES.get(b, b) for b in (prefill or attention, decode or attention))
+    return any(b is not None and b not in _PAGE_MAJOR_BACKENDS for b in resolved)
+
+
+rule(
+    code="SGL872",
+    name="page-major-kv-layout-with-unsupported-attention-backend",
+    errors="dc96055136ab",
+    when=lambda cfg: served(cfg.model_path) and cfg.enable_unified_memory
+    and cfg.model.architecture in _PLAIN_DECODERS and cfg.dllm_algorithm is None
+    and cfg.device in (None, "cuda") and "fp4" not in str(cfg.kv_cache_dtype)
+    and _outside_page_major(cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend),
+    at=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
+    message="`--enable-unified-memory` (page-major KV layout) supports only the triton, fa3, fa4, flashinfer "
+    "and trtllm_mha attention backends (MLA models: triton, fa3, flashinfer, trtllm_mla, cutedsl_mla, "
+    "flashmla); pass a compatible `--attention-backend`",
+    fix=(remove("prefill_attention_backend"), remove("decode_attention_backend"),
+         set_("attention_backend", "triton")),
+    example="--model-path deepseek-ai/DeepSeek-R1-Distill-Llama-8B --enable-unified-memory --attention-backend torch_native",
+    near_miss="--model-path deepseek-ai/DeepSeek-R1-Distill-Llama-8B --enable-unified-memory --attention-backend triton",
+)
