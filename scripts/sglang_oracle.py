@@ -946,8 +946,9 @@ _RESOLVERS = (
     "handle_watermark_config",
     # `--load-balance-method auto` becomes round_robin (follow_bootstrap_room on a prefill server).
     "handle_load_balance_method", "_handle_load_balance_method",
-    # Under attention DP, --chunked-prefill-size becomes a per-rank share before later checks read it.
-    "handle_data_parallelism", "_handle_data_parallelism",
+    # Under attention DP, --chunked-prefill-size becomes a per-rank share before later checks read it
+    # (0.5.19+; 0.5.17/0.5.18's method writes the record, which the judge builds read-only there).
+    "handle_data_parallelism",
 )
 # What runs the whole resolution (0.5.17/0.5.18): never a rule of its own; the rules it calls are.
 _WHOLE_PIPELINE = ("ServerArgs.__post_init__", "ServerArgs.__init__")
