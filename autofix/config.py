@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -315,11 +315,12 @@ class Effective:
     unused_suppressions: bool  # AF100 is selected
     gpu: object = None  # autofix.knowledge.gpus.Gpu: --gpu, else the configuration's `gpu`; None: GPU rules off
 
-    def fixers_for(self, path: Path) -> list:
-        """The fixers for one file: the selected ones less its per-file-ignores."""
+    def fixers_for(self, path: Path) -> Sequence:
+        """The fixers for one file: the selected ones less its per-file-ignores (the selection
+        itself where none apply, so every file shares one rule index)."""
         off = self.config.ignored_for(path)
         if not off:
-            return list(self.fixers)
+            return self.fixers
         return [fx for fx in self.fixers if not any(fx.code.startswith(c) or fx.name == c for c in off)]
 
     def reports_unused_for(self, path: Path) -> bool:

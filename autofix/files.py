@@ -233,6 +233,33 @@ _PIN = re.compile(r"^\s*sglang(?:\[[^\]]*\])?\s*==\s*v?(\d+\.\d+\.\d+)", re.M)
 _PYPROJECT_PIN = re.compile(r"""["']sglang(?:\[[^\]]*\])?\s*==\s*v?(\d+\.\d+\.\d+)""")
 
 
+@functools.lru_cache(maxsize=1024)  # the folders of one tree share their parents
+def _requirements_named(directory: Path, mtime_ns: int) -> tuple[str, ...]:
+    """The requirements*.txt names in directory, as listed at mtime_ns (a new listing when it changes)."""
+    try:
+        with os.scandir(directory) as entries:
+            return tuple(sorted(e.name for e in entries if e.name.startswith("requirements") and e.name.endswith(".txt")))
+    except OSError:  # unreadable: nothing pinned there, as a glob would find nothing
+        return ()
+
+
+def _pins_in(directory: Path) -> frozenset[str] | None:
+    """The SGLang pins of directory's requirements files and pyproject.toml; None when it has neither."""
+    try:
+        mtime = directory.stat().st_mtime_ns
+    except OSError:
+        return None
+    pins, seen = set(), False
+    for name in _requirements_named(directory, mtime):
+        seen = True
+        pins.update(_PIN.findall(_read_small(directory / name)))
+    pyproject = directory / "pyproject.toml"
+    if pyproject.is_file():
+        seen = True
+        pins.update(_PYPROJECT_PIN.findall(_read_small(pyproject)))
+    return frozenset(pins) if seen else None
+
+
 def neighbour_release(folder: Path) -> str | None:
     """The SGLang release pinned beside a launch file.
 
@@ -240,17 +267,10 @@ def neighbour_release(folder: Path) -> str | None:
     parent that has one; else an image tag in a Dockerfile in the folder.
     """
     for directory in (folder, *folder.parents):
-        pins, seen = set(), False
-        for req in sorted(directory.glob("requirements*.txt")):
-            seen = True
-            pins.update(_PIN.findall(_read_small(req)))
-        pyproject = directory / "pyproject.toml"
-        if pyproject.is_file():
-            seen = True
-            pins.update(_PYPROJECT_PIN.findall(_read_small(pyproject)))
-        if seen:
-            if len(pins) == 1:
-                return pins.pop()
+        found = _pins_in(directory)
+        if found is not None:
+            if len(found) == 1:
+                return next(iter(found))
             break
     for name in ("Dockerfile", "Containerfile"):
         dockerfile = folder / name

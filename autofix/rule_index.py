@@ -50,12 +50,15 @@ class RuleIndex:
         return [self.fixers[i] for i in sorted(chosen)]
 
 
-_INDEXES: dict[int, RuleIndex] = {}
+_INDEXES: dict[int, tuple[Sequence[Fixer], RuleIndex]] = {}
 
 
 def index_of(fixers: Sequence[Fixer]) -> RuleIndex:
-    """The index of one selection of fixers (a run holds one or two)."""
-    found = _INDEXES.get(id(fixers))
-    if found is None or found.fixers != tuple(fixers):
-        found = _INDEXES[id(fixers)] = RuleIndex(fixers)
-    return found
+    """The index of one selection of fixers (a run holds one or two), found by identity:
+    each entry holds its selection, so an id is never reused while it is cached."""
+    held = _INDEXES.get(id(fixers))
+    if held is None or held[0] is not fixers:
+        if len(_INDEXES) >= 8:
+            _INDEXES.clear()
+        held = _INDEXES[id(fixers)] = (fixers, RuleIndex(fixers))
+    return held[1]
