@@ -622,8 +622,8 @@ rule(
 # Checked where MegaMoE has no fused-MoE fallback: the architectures SGLang lists, or NVFP4
 # experts (--quantization modelopt_fp4); skipped on ROCm, so the GPU must be named (--gpu).
 # handle_data_parallelism has divided --chunked-prefill-size by the attention-DP width.
-# Not written here: the per-rank share below one under attention DP (aa4bcde808aa), which
-# the judge cannot show (it does not run that division), and the environment-sized capacity.
+# The per-rank share below one under attention DP (aa4bcde808aa) is SGL871 (last_flags.py);
+# not written: the environment-sized capacity.
 
 _MEGA_MOE_NO_FALLBACK = ("DeepseekV4ForCausalLM", "InternS2PreviewForConditionalGeneration", "MellumForCausalLM",
                          "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM", "Qwen3NextForCausalLM",
