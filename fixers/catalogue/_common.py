@@ -25,3 +25,11 @@ def json_value(text: object) -> object:
         return json.loads(text)
     except ValueError:
         raise Unresolvable("not JSON") from None
+
+
+def on_nvidia(cfg) -> bool:  # noqa: ANN001 (it reads the GPU autofix was told of, not a flag)
+    """SGLang's platform is CUDA: the GPU named with `--gpu` is an NVIDIA one; unknown without one."""
+    gpu = cfg._launch.gpu
+    if gpu is None:
+        raise Unresolvable("platform not known")
+    return gpu.is_cuda

@@ -13,7 +13,7 @@ from __future__ import annotations
 from autofix.model import Unresolvable
 from autofix.rules import known, remove, rule, set_
 
-from ._common import served
+from ._common import on_nvidia, served
 
 
 def _lora_runner(backend: str, quantization: object) -> bool:
@@ -632,13 +632,6 @@ _MEGA_MOE_NO_FALLBACK = ("DeepseekV4ForCausalLM", "InternS2PreviewForConditional
 _MEGA = "--model-path Qwen/Qwen3-8B --tp 8 --moe-a2a-backend megamoe --quantization modelopt_fp4"
 
 
-def _nvidia(cfg) -> bool:
-    """The GPU autofix was told of (`--gpu`) is an NVIDIA one (SGLang's platform is CUDA)."""
-    gpu = cfg._launch.gpu
-    if gpu is None:
-        raise Unresolvable("platform not known")
-    return gpu.is_cuda
-
 
 def _mega_moe_budget(model_path: object, architecture: str | None, quantization: object, encoder_only: bool,
                      disaggregation_mode: str, pp_size: int, dynamic_chunking: bool) -> bool:
@@ -652,7 +645,7 @@ rule(
     code="SGL647",
     name="megamoe-without-chunked-prefill",
     errors="17b2822153d2",
-    when=lambda cfg: served(cfg.model_path) and _nvidia(cfg)
+    when=lambda cfg: served(cfg.model_path) and on_nvidia(cfg)
     and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
     == "megamoe"
     and _mega_moe_budget(cfg.model_path, cfg.model.architecture, cfg.quantization, cfg.encoder_only,

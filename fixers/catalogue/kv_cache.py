@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-import json
 
 from autofix.rules import known, remove, rule, set_
+
+from ._common import json_value
 
 rule(
     code="SGL300",
@@ -23,19 +24,10 @@ rule(
 # -- helpers --------------------------------------------------------------------
 
 
-def _json(text: object) -> object:
-    """A `json.loads`-typed option as SGLang parses it (None when absent)."""
-    if text is None or not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return known(None)  # argparse refuses it first; not this rule's error
-
 
 def _tlru(cfg) -> tuple[float, float] | None:
     """(threshold, next_prompt_estimate) of a tlru policy config, as SGLang reads them."""
-    config = _json(cfg.radix_eviction_policy_config) or {}
+    config = json_value(cfg.radix_eviction_policy_config) or {}
     if not isinstance(config, dict):
         return None
     threshold, estimate = config.get("threshold", 0), config.get("next_prompt_estimate", 0)
@@ -335,7 +327,7 @@ rule(
     name="unified-cache-linker-config-not-an-object",
     errors="9c472a3d9c6f",
     when=lambda cfg: cfg.unified_cache_external_linker_config is not None
-    and not isinstance(_json(cfg.unified_cache_external_linker_config), (dict, type(None))),
+    and not isinstance(json_value(cfg.unified_cache_external_linker_config), (dict, type(None))),
     at="unified_cache_external_linker_config",
     message="`--unified-cache-external-linker-config` must be a JSON object",
     fix=remove("unified_cache_external_linker_config"),

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from autofix.knowledge.models import ModelInfo
 from autofix.model import Unresolvable
-from autofix.rules import Config, remove, rule, set_
+from autofix.rules import remove, rule, set_
 
-from ._common import served
+from ._common import on_nvidia, served
 
 # A launch every sharding check accepts: a PD prefill worker serving an MLA model
 # with plain TP over trtllm_mla (the page size resolves to 64 for it). The radix
@@ -413,13 +413,6 @@ rule(
 )
 
 
-def _cuda(cfg: Config) -> bool:
-    """SGLang's platform is CUDA: the GPU autofix was told of (`--gpu`) is an NVIDIA one."""
-    gpu = cfg._launch.gpu
-    if gpu is None:
-        raise Unresolvable("platform not known")
-    return gpu.is_cuda
-
 
 rule(
     code="SGL374",
@@ -427,7 +420,7 @@ rule(
     errors="27c74ba9ad7b",
     when=lambda cfg: cfg.kv_cache_dtype in ("nvfp4", "fp4_mx_block16") and cfg.enable_unified_memory
     and "tokenspeed_mla" not in (cfg.attention_backend, cfg.decode_attention_backend)
-    and _cuda(cfg) and served(cfg.model_path),
+    and on_nvidia(cfg) and served(cfg.model_path),
     at="enable_unified_memory",
     message="`--kv-cache-dtype {kv_cache_dtype}` (FP4) does not yet support `--enable-unified-memory`: "
     "the unified pool allocates no FP4 block scales",

@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 from autofix.rules import known, remove, rule, set_
-from ._common import served
-from .attention_moe_more import _a2a, _attn_dp, _mega_moe_budget, _nvidia
+from ._common import on_nvidia, served
+from .attention_moe_more import _a2a, _attn_dp, _mega_moe_budget
 
 # Not written: --decoupled-spec-role without its endpoints and rank (1d06068948fa). SGLang
 # checks it in PortArgs.init_new, at engine start; judging that on every launch also runs its
@@ -33,7 +33,7 @@ rule(
     code="SGL871",
     name="megamoe-attention-dp-chunk-below-one-token-per-rank",
     errors="aa4bcde808aa",
-    when=lambda cfg: served(cfg.model_path) and _nvidia(cfg)
+    when=lambda cfg: served(cfg.model_path) and on_nvidia(cfg)
     and _a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.dwdp_size, cfg.enable_waterfill, cfg.enable_prefill_cp)
     == "megamoe"
     and _mega_moe_budget(cfg.model_path, cfg.model.architecture, cfg.quantization, cfg.encoder_only,
