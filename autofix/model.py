@@ -160,6 +160,8 @@ class Launch:
     gpu: Gpu | None = None  # the GPU the launch runs on (--gpu), None when not named
     # The `--config FILE` tokens of the command line a merged launch was read from (see with_config).
     config: tuple[Arg, ...] = ()
+    # What runs the entry point, outermost first (`docker run`, `bash -c`, `torchrun` ...).
+    wrappers: tuple[str, ...] = ()
     _model: ModelInfo | None = None
     # Indices of args that may set any flag: splats, and unknown words where a flag could stand.
     _opaque: list[int] = field(default_factory=list)
@@ -264,9 +266,15 @@ class Launch:
             at = next((arg.span for arg in self.args if arg.text == "--config"), self.span)
             tokens = [Arg(None, at, splat=True)]
         return Launch.read([*tokens, *args], self.table, self.span, self.form,
-                           release=self.release, model_lookup=self.model_lookup, gpu=self.gpu, config=config)
+                           release=self.release, model_lookup=self.model_lookup, gpu=self.gpu, config=config,
+                           wrappers=self.wrappers)
 
     # -- reading -------------------------------------------------------------
+
+    @property
+    def passthroughs(self) -> list[Arg]:
+        """The args that may set any flag: pass-throughs (`"$@"`, `*args`) and unknown words in a flag's place."""
+        return [self.args[i] for i in self._opaque]
 
     def written_dests(self) -> frozenset[str] | None:
         """The dests the launch writes; None when an expansion may write any."""
