@@ -64,14 +64,18 @@ class Arg:
 
     text is what the program receives, or None when it comes from something
     autofix cannot read. A splat may stand for any number of tokens
-    (`$EXTRA_ARGS`, `"$@"`). editable is False when the token is written
-    somewhere an edit must not go (a scalar variable, an escape sequence).
+    (`$EXTRA_ARGS`, `"$@"`, `*args`); an unquoted one (`$PORT`, `$(nproc)`)
+    is one word as written, which the shell may split: where a flag wants a
+    value it is that value, unknown; where a flag may stand, a pass-through.
+    editable is False when the token is written somewhere an edit must not go
+    (a scalar variable, an escape sequence).
     """
 
     text: str | None
     span: Span
     container: Container | None = None
     splat: bool = False
+    unquoted: bool = False
     editable: bool = True
     # The file offset each character of text was read from, or -1 where it came
     # from an escape sequence or an expansion. None: no character is literal.
@@ -173,6 +177,11 @@ class Launch:
         launch._parse()
         return launch
 
+    def reread(self, args: Sequence[Arg], span: Span | None = None) -> Launch:
+        """The same launch read from other tokens (the same words, re-spelled or moved)."""
+        return Launch.read(args, self.table, self.span if span is None else span, self.form, release=self.release,
+                           model_lookup=self.model_lookup, gpu=self.gpu, wrappers=self.wrappers)
+
     def _parse(self) -> None:
         args = self.args
         i = 0
@@ -220,8 +229,8 @@ class Launch:
         taken: list[Arg] = []
         while i < len(self.args) and len(taken) < limit:
             arg = self.args[i]
-            if arg.splat:
-                break
+            if arg.splat and (taken or not arg.unquoted):
+                break  # a pass-through, or an expansion after the values: it may hold flags
             if arg.text is not None and arg.text.startswith("-") and len(arg.text) > 1 and not _is_number(arg.text):
                 break
             taken.append(arg)

@@ -27,7 +27,7 @@ from autofix.knowledge.releases import parse_release
 from autofix.model import Arg, Flag, Launch
 
 # How the tokens reach argparse: the launch forms the format modules name.
-PARSED_FORMS = frozenset({"launch_server", "serve", "config"})
+PARSED_FORMS = frozenset({"launch_server", "router", "serve", "config"})
 
 
 def parsed_by_sglang(launch: Launch) -> bool:

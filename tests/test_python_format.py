@@ -673,10 +673,15 @@ def test_fstring_fields_resolve_from_constants_or_stay_unknown() -> None:
     ''')
     first, second = launches(text)
     assert argv(first) == ["--model-path", "deepseek-ai/DeepSeek-V3", "--attention-backend", "tokenspeed_mla"]
-    assert argv(second)[-1] == "*"  # a field may stand for several words
+    assert argv(second)[-1] == "*"  # a field may stand for several words ...
+    assert second.flag("port").values[0].splat  # ... but after --port it is the port, unknown
     assert fix(text) == text.replace(
         'tokenspeed_mla", shell=True)', 'tokenspeed_mla --kv-cache-dtype fp8_e4m3", shell=True)', 1
-    )
+    ).replace('tokenspeed_mla --port', 'tokenspeed_mla --kv-cache-dtype fp8_e4m3 --port')
+    opened = text.replace("--port {port}", "{port}")
+    (_, passthrough) = launches(opened)
+    assert passthrough.written_dests() is None  # where a flag may stand, a field may write any
+    assert fix(opened).count("--kv-cache-dtype") == 1
 
 
 def test_fstring_braces_are_doubled_when_inserted() -> None:

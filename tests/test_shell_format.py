@@ -6,7 +6,7 @@ import pytest
 
 from autofix.fixer import select
 from autofix.formats import SHELL
-from autofix.formats.shell import find_launches, launch_start, syntax_errors
+from autofix.formats.shell import find_launches, syntax_errors
 from autofix.knowledge.options import table
 from autofix.model import Launch, Unresolvable
 from autofix.pipeline import Settings, fix_text, release_in_text
@@ -63,12 +63,6 @@ def test_launch_forms(text: str, form: str) -> None:
     launch = only(text)
     assert launch.form == form
     assert launch.value("tp_size") == "8"
-
-
-def test_launch_start_skips_python_options() -> None:
-    assert launch_start(["python3", "-W", "ignore", "-m", "sglang.launch_server", "--tp", "2"]) == (5, "launch_server")
-    assert launch_start(["sglang", "serve", "model"]) == (2, "serve")
-    assert launch_start(["grep", "python", "-m", "sglang.launch_server"]) is None
 
 
 def test_several_launches_in_one_file() -> None:

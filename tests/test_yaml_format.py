@@ -233,8 +233,10 @@ def test_compose_command_string_keeps_a_flag_per_line() -> None:
 def test_expressions_of_github_actions_are_unknown() -> None:
     quoted = 'run: python3 -m sglang.launch_server --model-path "${{ matrix.model }}" --attention-backend tokenspeed_mla\n'
     assert findings(quoted) == [(KV, "safe")]
-    # Unquoted, an expression may write several words: one of them may set the KV cache dtype.
-    assert findings(quoted.replace('"', "")) == []
+    # Unquoted, an expression after a flag that takes a value is that value, unknown ...
+    assert findings(quoted.replace('"', "")) == [(KV, "safe")]
+    # ... and where a flag may stand it may write several words: one may set the KV cache dtype.
+    assert findings(quoted.replace('--model-path "${{ matrix.model }}"', "${{ matrix.args }}")) == []
 
 
 # -- templates ---------------------------------------------------------------------------

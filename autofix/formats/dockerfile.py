@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from autofix.command import Entry, Script, recognise
 from autofix.edits import Edit
 from autofix.embed import Embedding
 from autofix.formats import shell
@@ -38,7 +39,6 @@ _CONTINUED = re.compile(r"\\[ \t]*\r?\Z")
 _ESCAPE_DIRECTIVE = re.compile(r"#[ \t]*escape[ \t]*=[ \t]*(\S)", re.IGNORECASE)
 _CONTINUATION = re.compile(r"\\[ \t]*\r?\n")
 _HEREDOC = re.compile(r"<<-?[ \t]*[\"']?([A-Za-z_][A-Za-z0-9_]*)")
-_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
 
 
 @dataclass(slots=True)
@@ -413,8 +413,7 @@ def _restyled(launch: Launch, text: str, dropped: Sequence[Span]) -> Launch:
         container = wrapped.setdefault(id(arg.container), _Restyled(arg.container, text, dropped))
         return replace(arg, container=container)
 
-    return Launch.read([wrap(arg) for arg in launch.args], launch.table, launch.span, launch.form,
-                       release=launch.release, model_lookup=launch.model_lookup)
+    return launch.reread([wrap(arg) for arg in launch.args])
 
 
 def _exec_launches(text, parts, table, release, model_lookup) -> list[Launch]:
@@ -427,20 +426,20 @@ def _exec_launches(text, parts, table, release, model_lookup) -> list[Launch]:
             continue
         argv.extend(_exec_args(text, items))
         owner.extend((inst, item) for item in items)
-    texts = [arg.text for arg in argv]
-    start = shell.launch_start(texts)
-    if start is not None:
-        index, form = start
-        inst = owner[max(index - 1, 0)][0]
-        return [Launch.read(argv[index:], table, Span(inst.start, inst.end), form,
-                            release=release, model_lookup=model_lookup)]
-    for i, word in enumerate(texts[:-1]):
-        if word == "-c" and i > 0 and (texts[i - 1] or "").rsplit("/", 1)[-1] in _SHELLS:
-            item = owner[i + 1][1]
-            if item is None:
-                return []
-            embedding = Embedding(item.starts, item.ends, item.span.end - 1, _spell_json)
-            return shell.find_launches(Source(item.text), table, release, model_lookup, embedding)
+    found = recognise([arg.text for arg in argv])
+    if isinstance(found, Entry):
+        inst = owner[max(found.index - 1, 0)][0]
+        return [Launch.read(argv[found.index:], table, Span(inst.start, inst.end), found.form,
+                            release=release, model_lookup=model_lookup, wrappers=found.wrappers)]
+    if isinstance(found, Script):
+        item = owner[found.index][1]
+        if item is None:
+            return []
+        embedding = Embedding(item.starts, item.ends, item.span.end - 1, _spell_json)
+        launches = shell.find_launches(Source(item.text), table, release, model_lookup, embedding)
+        for launch in launches:
+            launch.wrappers = (*found.wrappers, *launch.wrappers)
+        return launches
     return []
 
 

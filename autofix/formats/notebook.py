@@ -220,8 +220,7 @@ def _mapped(launch: Launch, embedding: _CellEmbedding) -> Launch:
         new = replace(arg, span=embedding.span(arg.span), container=container, chars=chars)
         originals[id(new)] = arg
         args.append(new)
-    return Launch.read(args, launch.table, embedding.span(launch.span), launch.form,
-                       release=launch.release, model_lookup=launch.model_lookup)
+    return launch.reread(args, embedding.span(launch.span))
 
 
 def find_launches(

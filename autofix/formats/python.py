@@ -27,6 +27,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from autofix.command import Entry, Script, recognise
 from autofix.edits import Edit
 from autofix.embed import Embedding
 from autofix.knowledge.options import Option, OptionTable
@@ -1427,9 +1428,10 @@ class _Finder:
         self.reader = _Reader(doc)
         self.cst = self.reader.cst
 
-    def read(self, args: Sequence[Arg], span: Span, form: str) -> Launch:
+    def read(self, args: Sequence[Arg], span: Span, form: str, wrappers: tuple[str, ...] = ()) -> Launch:
         doc = self.doc
-        return Launch.read(args, doc.table, span, form, release=doc.release, model_lookup=doc.model_lookup)
+        return Launch.read(args, doc.table, span, form, release=doc.release, model_lookup=doc.model_lookup,
+                           wrappers=wrappers)
 
     def launches(self, call, scope: _Scope, blocks: tuple[int, ...]) -> list[Launch]:  # noqa: ANN001
         doc = self.doc
@@ -1512,56 +1514,55 @@ class _Finder:
         return self.command_launches(call, node, scope, at)
 
     def argv_launch(self, call, node, scope: _Scope, at: _At, start: int | None = None) -> list[Launch]:  # noqa: ANN001
-        command = self._split_command(node, scope, at)
+        command, wrappers = self._split_command(node, scope, at)
         if command is not None:
-            return self.command_launches(call, command, scope, at)
+            return self.command_launches(call, command, scope, at, wrappers)
         return self.launch_from_argv(call, self.reader.argv(node, scope, at), start)
 
     def _split_command(self, node, scope: _Scope, at: _At):  # noqa: ANN001, ANN202
-        """The command string of `shlex.split(s)`, `s.split()` or `["bash", "-c", s]`, else None."""
+        """The command string of `shlex.split(s)`, `s.split()` or `["bash", "-c", s]` (a script
+        last in an argv list, behind any wrappers), and the wrappers; else None."""
         cst = self.cst
         if isinstance(node, cst.Call):
             if self.doc.qualified(node.func, scope) == {"shlex.split"}:
-                return _argument(node, 0, "s")
+                return _argument(node, 0, "s"), ()
             if isinstance(node.func, cst.Attribute) and node.func.attr.value == "split" and not node.args:
-                return node.func.value
-        if isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) == 3:
-            first, second = (self.reader.scalar(e.value, scope, at).text for e in node.elements[:2])
-            if (first or "").rsplit("/", 1)[-1] in ("sh", "bash") and second in ("-c", "-lc"):
-                return node.elements[2].value
-        return None
+                return node.func.value, ()
+        if isinstance(node, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+            texts = [self.reader.scalar(e.value, scope, at).text for e in node.elements]
+            found = recognise(texts)
+            if isinstance(found, Script) and found.index == len(texts) - 1:
+                return node.elements[found.index].value, found.wrappers
+        return None, ()
 
     def launch_from_argv(self, call, args: list[Arg], start: int | None = None) -> list[Launch]:  # noqa: ANN001
-        from autofix.formats.shell import launch_start
-
         if start is not None:
             return [self.read(args, self.doc.span(call), "launch_server")]
-        texts = [None if a.splat else a.text for a in args]
-        found = launch_start(texts) or _unknown_interpreter(texts)
-        if found is None:
+        found = recognise([None if a.splat else a.text for a in args])
+        if not isinstance(found, Entry):
             return []
-        index, form = found
-        return [self.read(args[index:], self.doc.span(call), form)]
+        return [self.read(args[found.index:], self.doc.span(call), found.form, found.wrappers)]
 
     # command strings
 
-    def command_launches(self, call, node, scope: _Scope, at: _At) -> list[Launch]:  # noqa: ANN001
+    def command_launches(self, call, node, scope: _Scope, at: _At,  # noqa: ANN001
+                         wrappers: tuple[str, ...] = ()) -> list[Launch]:
         found = self._command(node, scope, at)
         if found is None or "sglang" not in found[0].text:
             return []
         text, frozen = found
-        launches = self._shell(call, text, frozen)
+        launches = self._shell(call, text, frozen, wrappers)
         # `\`-continued lines, written the way a shell script is: let the shell
         # layer see them, so a new flag gets a continued line of its own. Both
         # readings must give the same argv.
         kept = self._command(node, scope, at, keep=True)
         if kept is not None and kept[0].text != text.text:
-            lines = self._shell(call, kept[0], frozen)
+            lines = self._shell(call, kept[0], frozen, wrappers)
             if _argvs(lines) == _argvs(launches):
                 return lines
         return launches
 
-    def _shell(self, call, text: _Text, frozen: bool) -> list[Launch]:  # noqa: ANN001
+    def _shell(self, call, text: _Text, frozen: bool, wrappers: tuple[str, ...] = ()) -> list[Launch]:  # noqa: ANN001
         """The shell launches in a command string's value, spans and edits mapped to the file."""
         from autofix.formats import shell
 
@@ -1580,7 +1581,7 @@ class _Finder:
             wrapper = tidy.setdefault(id(arg.container), _Tidy(arg.container, text.pieces, doc.layout))
             return replace(arg, container=wrapper)
 
-        return [self.read([embedded(a) for a in l.args], span, l.form) for l in launches]
+        return [self.read([embedded(a) for a in l.args], span, l.form, (*wrappers, *l.wrappers)) for l in launches]
 
     def _command(self, node, scope: _Scope, at: _At, keep: bool = False) -> tuple[_Text, bool] | None:  # noqa: ANN001
         """The command string an expression holds, and whether it must not be edited."""
@@ -1626,14 +1627,6 @@ def _may_change(use: _Use, own: object, at: _At) -> bool:
 
 def _argvs(launches: Sequence[Launch]) -> list[tuple[str, list[str | None]]]:
     return [(launch.form, [arg.text for arg in launch.args]) for launch in launches]
-
-
-def _unknown_interpreter(texts: Sequence[str | None]) -> tuple[int, str] | None:
-    """`[PYTHON, "-m", "sglang.launch_server", ...]` with the interpreter in a variable."""
-    for i in range(1, len(texts) - 1):
-        if texts[i] == "-m" and texts[i + 1] == "sglang.launch_server" and texts[i - 1] is None:
-            return i + 2, "launch_server"
-    return None
 
 
 def _embedded(arg: Arg, fields: Sequence[Span], frozen: bool) -> Arg:

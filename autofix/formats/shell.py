@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from autofix.command import Entry, Script, recognise
 from autofix.edits import Edit
 from autofix.embed import Embedding
 from autofix.knowledge.options import OptionTable
@@ -92,44 +93,6 @@ def _error_nodes(node) -> Iterator[object]:  # noqa: ANN001
             yield node
         elif node.has_error:
             stack.extend(node.children)
-
-
-# -- launch detection -----------------------------------------------------------
-
-_PYTHON = re.compile(r"(?:.*/)?(?:python|pypy)(?:\d+(?:\.\d+)*)?$")
-# Commands that print, search or signal their arguments rather than run them.
-_NOT_RUNNERS = frozenset(
-    "echo printf print cat grep egrep fgrep rg sed awk tee logger pkill pgrep kill killall ps "
-    "which type command hash alias test [ [[ ls find wc head tail cut sort uniq tr".split()
-)
-_PYTHON_OPTS_WITH_VALUE = frozenset({"-X", "-W", "-Q"})
-
-
-def launch_start(texts: Sequence[str | None]) -> tuple[int, str] | None:
-    """Index of the first SGLang argument in an argv and the launch form, or None."""
-    for i, text in enumerate(texts):
-        if text is None:
-            return None
-        base = text.rsplit("/", 1)[-1]
-        if _PYTHON.match(text):
-            return _python_module(texts, i + 1)
-        if base == "sglang":
-            return (i + 2, "serve") if i + 1 < len(texts) and texts[i + 1] == "serve" else None
-        # Anything else in front is a wrapper that runs what follows (nohup,
-        # env, docker run IMAGE, srun, a site's own launcher script ...).
-        if i == 0 and base in _NOT_RUNNERS:
-            return None
-    return None
-
-
-def _python_module(texts: Sequence[str | None], j: int) -> tuple[int, str] | None:
-    while j < len(texts) and (texts[j] or "").startswith("-") and texts[j] != "-m":
-        if texts[j] in ("-c", "-"):
-            return None
-        j += 2 if texts[j] in _PYTHON_OPTS_WITH_VALUE else 1
-    if j + 1 < len(texts) and texts[j] == "-m" and texts[j + 1] == "sglang.launch_server":
-        return j + 2, "launch_server"
-    return None
 
 
 # -- the document ---------------------------------------------------------------
@@ -315,7 +278,9 @@ class _Doc:
                 ref = _Reference.of(self.node_text(inner[0]))
                 if ref is not None and ref.array:  # "${ARGS[@]}": one word per element
                     return self._unquoted_expansion(inner[0], container, use)
-        if kind in ("command_substitution", "process_substitution", "arithmetic_expansion", "brace_expression"):
+        if kind in ("command_substitution", "arithmetic_expansion"):
+            return [Arg(None, span, container, splat=split, unquoted=split)]
+        if kind in ("process_substitution", "brace_expression"):
             return [Arg(None, span, container, splat=split)]
         piece = self._piece(node, use)
         if piece is None:
@@ -327,9 +292,10 @@ class _Doc:
 
     def _unquoted_expansion(self, node, container, use: int) -> list[Arg]:  # noqa: ANN001
         span = self.span(node)
-        ref = _Reference.of(self.node_text(node))
-        if ref is None:
-            return [Arg(None, span, container, splat=True)]
+        text = self.node_text(node)
+        ref = _Reference.of(text)
+        if ref is None:  # "$@", "$*", ${#x}, ${x/a/b} ...: only $@ and $* stand for many words
+            return [Arg(None, span, container, splat=True, unquoted=not _ALL_ARGS.match(text))]
         binding = self.lookup(ref.name, use)
         if ref.array:
             if binding is None or binding.elements is None:
@@ -338,7 +304,7 @@ class _Doc:
         value = self._scalar(ref, binding)
         if value is None:
             one_word = binding is not None and binding.one_word and ref.default is None
-            return [Arg(None, span, container, splat=not one_word)]
+            return [Arg(None, span, container, splat=not one_word, unquoted=not one_word)]
         # Word splitting: each field is read from the variable, not written here.
         return [Arg(field, span, container, editable=False) for field in value.split()]
 
@@ -430,6 +396,7 @@ def _unescape(raw: str, start: int, escapable: str | None) -> tuple[str, list[in
     return "".join(text), chars
 
 
+_ALL_ARGS = re.compile(r"\$(?:[@*]|\{[@*]\}|\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\})\Z")
 _REFERENCE = re.compile(
     r"\$(?:\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<index>\[[@*]\])?(?:(?P<op>:?[-=])(?P<default>[^}$`'\"\\]*))?\}"
     r"|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))\Z"
@@ -578,9 +545,6 @@ def find_launches(
     return launches
 
 
-_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
-
-
 def _launches(doc: _Doc, node, release, model_lookup) -> list[Launch]:  # noqa: ANN001
     if node.has_error:
         return []
@@ -599,19 +563,17 @@ def _launches(doc: _Doc, node, release, model_lookup) -> list[Launch]:  # noqa: 
         nodes.extend([child] * len(args))
         if child is not name:
             container.add(child)
-    texts = [a.text for a in argv]
-    start = launch_start(texts)
-    if start is not None:
-        index, form = start
-        return [Launch.read(argv[index:], doc.table, doc.span(node), form, release=release, model_lookup=model_lookup)]
-    # bash -c 'python3 -m sglang.launch_server ...': the script is a literal string.
-    for i, text in enumerate(texts[:-1]):
-        if text == "-c" and i > 0 and (texts[i - 1] or "").rsplit("/", 1)[-1] in _SHELLS:
-            return _inner_script(doc, nodes[i + 1], release, model_lookup, frozen)
+    found = recognise([a.text for a in argv])
+    if isinstance(found, Entry):
+        return [Launch.read(argv[found.index:], doc.table, doc.span(node), found.form, release=release,
+                            model_lookup=model_lookup, wrappers=found.wrappers)]
+    if isinstance(found, Script):  # bash -c 'python3 -m sglang.launch_server ...'
+        return _inner_script(doc, nodes[found.index], release, model_lookup, frozen, found.wrappers)
     return []
 
 
-def _inner_script(doc: _Doc, node, release, model_lookup, frozen: bool) -> list[Launch]:  # noqa: ANN001
+def _inner_script(doc: _Doc, node, release, model_lookup, frozen: bool,  # noqa: ANN001
+                  wrappers: tuple[str, ...] = ()) -> list[Launch]:
     """Launches in the literal script of `bash -c SCRIPT`, edited in place where that is exact."""
     if doc.embedding is not None or node.type not in ("raw_string", "string"):
         return []
@@ -628,4 +590,7 @@ def _inner_script(doc: _Doc, node, release, model_lookup, frozen: bool) -> list[
         return None if frozen or any(ch in forbidden for ch in text) else text
 
     embedding = Embedding.literal(start, len(raw), spell)
-    return find_launches(Source(raw), doc.table, release, model_lookup, embedding)
+    launches = find_launches(Source(raw), doc.table, release, model_lookup, embedding)
+    for launch in launches:
+        launch.wrappers = (*wrappers, *launch.wrappers)
+    return launches

@@ -27,6 +27,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from autofix.command import Entry, Script, recognise
 from autofix.embed import Embedding
 from autofix.formats import shell
 from autofix.formats.yamlargs import ArgList, ConfigMapping, exact_option, key_name, kind
@@ -44,7 +45,6 @@ SCRIPT_KEYS = frozenset(
     "run script before_script after_script setup shell cmd cmds commands "
     "ansible.builtin.shell ansible.builtin.command".split()
 )
-SHELLS = frozenset("sh bash dash zsh ash ksh".split())
 TEMPLATE_WORD = "${_autofix_template}"  # unknown to the shell reader: a template's output
 
 
@@ -362,8 +362,8 @@ class _Finder:
         self.seen: set[int] = set()
         self.kubernetes = False  # the document is a Kubernetes object ($(VAR) in argv items)
 
-    def launch(self, args: Sequence[Arg], span: Span, form: str) -> None:
-        self.launches.append(Launch.read(args, self.table, span, form, **self.options))  # type: ignore[arg-type]
+    def launch(self, args: Sequence[Arg], span: Span, form: str, wrappers: tuple[str, ...] = ()) -> None:
+        self.launches.append(Launch.read(args, self.table, span, form, wrappers=wrappers, **self.options))  # type: ignore[arg-type]
 
     def config(self, root) -> None:  # noqa: ANN001
         config = ConfigMapping(self.doc, root, self.table)
@@ -451,20 +451,16 @@ class _Finder:
             scripts.extend(lst.items)
             self.seen.add(id(value))
             self.seen.update(id(item) for item in value.value)  # type: ignore[attr-defined]
-        texts = [a.text for a in argv]
-        script = _shell_script(texts)
-        if script is not None:
-            node = next((i for i in scripts if doc.span(i) == argv[script].span), None)
+        found = recognise([a.text for a in argv])
+        if isinstance(found, Script):
+            script = argv[found.index]
+            node = next((i for i in scripts if doc.span(i) == script.span), None)
             if node is not None:
-                self.script(node, host, frozen or argv[script].container is None, words=False)
-            return
-        start = shell.launch_start(texts)
-        if start is None:
-            return
-        index, form = start
-        self.launch(argv[index:], Span(doc.base + host, doc.base + end), form)
+                self.script(node, host, frozen or script.container is None, words=False, wrappers=found.wrappers)
+        elif isinstance(found, Entry):
+            self.launch(argv[found.index:], Span(doc.base + host, doc.base + end), found.form, found.wrappers)
 
-    def script(self, node, host: int, frozen: bool, words: bool) -> None:  # noqa: ANN001
+    def script(self, node, host: int, frozen: bool, words: bool, wrappers: tuple[str, ...] = ()) -> None:  # noqa: ANN001
         """Shell in a scalar: parsed on its own, mapped back to the file."""
         doc = self.doc
         written = doc.written(node)
@@ -482,27 +478,9 @@ class _Finder:
                 # The scalar holds the launch and nothing before it: the launch starts at its key.
                 launch.span = Span(min(base + host, launch.span.start), launch.span.end)
             if frozen:
-                launch = Launch.read(
-                    [replace(a, container=None, editable=False) for a in launch.args],
-                    launch.table, launch.span, launch.form, **self.options,  # type: ignore[arg-type]
-                )
+                launch = launch.reread([replace(a, container=None, editable=False) for a in launch.args])
+            launch.wrappers = (*wrappers, *launch.wrappers)
             self.launches.append(launch)
-
-
-def _shell_script(texts: Sequence[str | None]) -> int | None:
-    """The index of the script in `sh -c SCRIPT` (or `bash -lc`, `/bin/bash -c` ...)."""
-    if not texts or texts[0] is None or texts[0].rsplit("/", 1)[-1] not in SHELLS:
-        return None
-    seen_c = False
-    for k in range(1, len(texts)):
-        text = texts[k]
-        if text is None:
-            return k if seen_c else None  # a script with variables in it is still the script
-        if text.startswith("-") and not text.startswith("--") and len(text) > 1:
-            seen_c = seen_c or "c" in text[1:]
-            continue
-        return k if seen_c else None
-    return None
 
 
 def _virtual(doc: Document, written: Written, words: bool) -> tuple[str, list[int], list[int], str | None]:

@@ -1,0 +1,153 @@
+"""The command recogniser: what a command line runs, behind which wrappers, in every format."""
+
+from __future__ import annotations
+
+import json
+from textwrap import dedent
+
+import pytest
+
+from autofix.command import Entry, Script, recognise
+from autofix.fixer import select
+from autofix.formats import FORMATS, load
+from autofix.knowledge.options import table
+from autofix.pipeline import Settings, fix_text
+from autofix.source import Source
+
+U = None  # a word autofix cannot know: `$IMAGE`, `$(which python)`
+
+
+def words(line: str) -> list[str | None]:
+    return [U if w == "?" else w for w in line.split()]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("python3 -W ignore -m sglang.launch_server --tp 2", Entry(5, "launch_server")),
+        ("sglang serve model --tp 2", Entry(2, "serve")),
+        ("python -m sglang_router.launch_server --dp 2", Entry(3, "router")),
+        ("? -m sglang.launch_server --tp 2", Entry(3, "launch_server")),  # "$PYTHON" -m ...
+        # a docker option's value is never the program, and unknown values among them say nothing
+        ("docker run --name sglang --gpus all -e HF_TOKEN=? -v ? -p 30000:30000 img python3 -m sglang.launch_server",
+         Entry(16, "launch_server", ("docker run",))),
+        ("docker run -it --rm ? python3 -m sglang.launch_server", Entry(8, "launch_server", ("docker run",))),
+        ("docker run --entrypoint python3 img -m sglang.launch_server --tp 2",
+         Entry(7, "launch_server", ("docker run",))),
+        ("podman run -d --device nvidia.com/gpu=all img sglang serve m", Entry(8, "serve", ("podman run",))),
+        ("docker compose -f c.yml run --rm -e A=1 sglang python -m sglang.launch_server",
+         Entry(12, "launch_server", ("docker compose run",))),
+        ("docker exec -it -w /app box bash -lc SCRIPT", Script(8, ("docker exec", "bash"))),
+        ("kubectl exec -it pod -n ns -c main -- python3 -m sglang.launch_server",
+         Entry(12, "launch_server", ("kubectl exec",))),
+        ("singularity exec --nv -B /d:/d img.sif python -m sglang.launch_server",
+         Entry(9, "launch_server", ("singularity exec",))),
+        ("ssh -p 2222 host SCRIPT", Script(4, ("ssh",))),
+        ("ssh host python -m sglang.launch_server --tp 2", Entry(5, "launch_server", ("ssh",))),
+        ("nohup env CUDA_VISIBLE_DEVICES=0 timeout 2h numactl -N 0 -m 0 python -m sglang.launch_server",
+         Entry(13, "launch_server", ("nohup", "env", "timeout", "numactl"))),
+        ("taskset -c 0-7 sglang serve m", Entry(5, "serve", ("taskset",))),
+        ("taskset 0x3 sglang serve m", Entry(4, "serve", ("taskset",))),
+        ("sudo -E -u svc stdbuf -oL setsid exec time sglang serve m",
+         Entry(11, "serve", ("sudo", "stdbuf", "setsid", "exec", "time"))),
+        ("srun -N 1 --gres=gpu:8 -J sglang python -m sglang.launch_server", Entry(9, "launch_server", ("srun",))),
+        ("mpirun -np 2 -x NCCL_DEBUG python -m sglang.launch_server", Entry(8, "launch_server", ("mpirun",))),
+        ("torchrun --nproc-per-node 8 -m sglang.launch_server --tp 8", Entry(5, "launch_server", ("torchrun",))),
+        ("uv run --with sglang -m sglang.launch_server", Entry(6, "launch_server", ("uv run",))),
+        ("conda run -n sglang --no-capture-output python -m sglang.launch_server",
+         Entry(8, "launch_server", ("conda run",))),
+        ("bash -ec SCRIPT", Script(2, ("bash",))),
+        ("sh -o pipefail -xc SCRIPT", Script(4, ("sh",))),
+        ("/bin/bash --login -c SCRIPT", Script(3, ("bash",))),
+        # what does not run SGLang's server
+        ("bash start.sh", None),
+        ("echo python -m sglang.launch_server", None),
+        ("grep -r sglang serve", None),
+        ("python -c print(1) -m sglang.launch_server", None),
+        ("docker build -t sglang .", None),
+        ("docker run --name sglang img python train.py", None),
+    ],
+)
+def test_recognise(line: str, expected: object) -> None:
+    assert recognise(words(line)) == expected
+
+
+BAD = "--attention-backend tokenspeed_mla"  # SGLang refuses it without --kv-cache-dtype fp8_e4m3
+KV = "tokenspeed-mla-without-fp8-kv-cache"
+
+
+def check(fmt: str, text: str) -> tuple[list[str], str]:
+    result = fix_text(Source(text), FORMATS[fmt], Settings(select(["ALL"])), fix=True)
+    return [r.fixer.name for r in result.findings], result.text
+
+
+def wrappers(fmt: str, text: str) -> list[tuple[str, ...]]:
+    return [launch.wrappers for launch in load(FORMATS[fmt]).find_launches(Source(text), table(None))]
+
+
+SHELL_CASES = [
+    # unquoted values in the launch and in the wrapper's options stay local to their flags
+    (f'docker run --name sglang -e HF_TOKEN=$HF_TOKEN -v $HOME/.cache:/root/.cache $IMAGE \\\n'
+     f'  python3 -m sglang.launch_server --model-path ${{MODEL}} --port $PORT --tp $TP {BAD}\n', ("docker run",)),
+    (f'"$PYTHON" -m sglang.launch_server --model-path m {BAD}\n', ()),
+    (f'$(which python) -m sglang.launch_server --model-path m {BAD}\n', ()),
+    (f"bash -lc 'python -m sglang.launch_server --model-path m {BAD}'\n", ("bash",)),
+    (f"ssh gpu-box 'python -m sglang.launch_server --model-path m {BAD}'\n", ("ssh",)),
+    (f"python -m sglang_router.launch_server --model-path m --dp 2 {BAD}\n", ()),
+    (f"torchrun --nproc-per-node 2 -m sglang.launch_server --model-path m {BAD}\n", ("torchrun",)),
+]
+
+
+@pytest.mark.parametrize(("text", "wrapped"), SHELL_CASES)
+def test_shell_launches_behind_wrappers(text: str, wrapped: tuple[str, ...]) -> None:
+    assert wrappers("shell", text) == [wrapped]
+    names, fixed = check("shell", text)
+    assert names == [KV]
+    assert fixed == text.replace(BAD, f"{BAD} --kv-cache-dtype fp8_e4m3")
+
+
+def test_dockerfile_exec_form_and_shell_form() -> None:
+    exec_form = f'CMD ["docker-entrypoint", "sh", "-ec", "python3 -m sglang.launch_server --model-path m {BAD}"]\n'
+    assert wrappers("dockerfile", exec_form) == [("docker-entrypoint", "sh")]
+    assert check("dockerfile", exec_form)[0] == [KV]
+    shell_form = f"CMD nohup python3 -m sglang.launch_server --model-path $MODEL {BAD}\n"
+    assert wrappers("dockerfile", shell_form) == [("nohup",)]
+    assert check("dockerfile", shell_form) == ([KV], shell_form.replace(BAD, f"{BAD} --kv-cache-dtype fp8_e4m3"))
+
+
+def test_yaml_argument_lists_and_shell_scalars() -> None:
+    args = dedent(f"""\
+        containers:
+          - command: ["bash", "-ec"]
+            args:
+              - python3 -m sglang.launch_server --model-path m {BAD}
+          - command: [numactl, --cpunodebind=0, python3, -m, sglang.launch_server, --model-path, m,
+                      --attention-backend, tokenspeed_mla]
+        """)
+    assert wrappers("yaml", args) == [("bash",), ("numactl",)]
+    assert check("yaml", args)[0] == [KV, KV]
+    run = f"run: docker run --rm -e TOKEN=${{{{ secrets.HF }}}} img sglang serve m {BAD}\n"
+    assert wrappers("yaml", run) == [("docker run",)]
+
+
+def test_python_argv_lists_and_command_strings() -> None:
+    text = dedent(f"""\
+        import subprocess, sys
+        subprocess.run(["ssh", "box", "python -m sglang.launch_server --model-path m {BAD}"])
+        subprocess.run([sys.executable, "-m", "sglang.launch_server", "--model-path", "m",
+                        "--attention-backend", "tokenspeed_mla"])
+        subprocess.run(["sh", "-ec", "python -m sglang.launch_server --model-path m {BAD}"])
+        """)
+    assert wrappers("python", text) == [("ssh",), (), ("sh",)]
+    assert check("python", text)[0] == [KV, KV, KV]
+
+
+def test_markdown_and_notebooks() -> None:
+    md = f"```console\n$ docker run --gpus all -p 30000:30000 img \\\n    sglang serve m {BAD}\n```\n"
+    assert wrappers("markdown", md) == [("docker run",)]
+    assert check("markdown", md)[0] == [KV]
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+            "source": [f"!nohup python -m sglang.launch_server --model-path m --port $PORT {BAD} &"]}
+    nb = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+    assert wrappers("notebook", nb) == [("nohup",)]
+    assert check("notebook", nb)[0] == [KV]
