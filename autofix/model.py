@@ -67,8 +67,11 @@ class Arg:
     (`$EXTRA_ARGS`, `"$@"`, `*args`); an unquoted one (`$PORT`, `$(nproc)`)
     is one word as written, which the shell may split: where a flag wants a
     value it is that value, unknown; where a flag may stand, a pass-through.
-    editable is False when the token is written somewhere an edit must not go
-    (a scalar variable, an escape sequence).
+    local marks a splat for what the file itself may change before the launch
+    (a list extended under a branch, a dict handed to a function): unlike a
+    caller's pass-through, nothing is assumed of it. editable is False when the
+    token is written somewhere an edit must not go (a scalar variable, an escape
+    sequence).
     """
 
     text: str | None
@@ -76,6 +79,7 @@ class Arg:
     container: Container | None = None
     splat: bool = False
     unquoted: bool = False
+    local: bool = False
     editable: bool = True
     # The file offset each character of text was read from, or -1 where it came
     # from an escape sequence or an expansion. None: no character is literal.

@@ -24,6 +24,7 @@ from autofix.knowledge.gpus import Gpu, gpu_named
 from autofix.knowledge.options import OptionTable, table
 from autofix.knowledge.releases import checked_as, parse_release
 from autofix.model import Launch, Unresolvable
+from autofix.passthrough import closed, conditional, on_written_flag
 from autofix.rule_index import index_of
 from autofix.source import Source, Span
 
@@ -285,13 +286,15 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
         if settings.only_config is not None and config != settings.only_config:
             continue
         launch.gpu = settings.gpu
+        shut = closed(launch)
         for fx in index_of(settings.fixers).for_launch(launch):
             if not fx.holds_in(release) or fx.gpu and settings.gpu is None:
                 continue
-            try:
-                findings = list(fx.check(launch))
-            except Unresolvable:
-                continue
+            findings = _run(fx, launch)
+            if shut is not None:
+                known = {(f.at, f.message) for f in findings}
+                findings += [conditional(f, launch, source.text) for f in _run(fx, shut)
+                             if (f.at, f.message) not in known and on_written_flag(f, shut)]
             for finding in findings:
                 # Two launches reading one config file find its faults once.
                 key = (fx.code, finding.at.start, finding.at.end)
@@ -304,6 +307,13 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
         checked += _unused_suppressions(source, module, settings, release, used)
     checked.sort(key=lambda rf: (rf[0].path is not None, rf[0].path or "", rf[0].line, rf[0].column, rf[0].fixer.code))
     return checked
+
+
+def _run(fx: Fixer, launch: Launch) -> list[Finding]:
+    try:
+        return list(fx.check(launch))
+    except Unresolvable:
+        return []
 
 
 def _place(unit: _Unit, fx: Fixer, finding: Finding, launch: Launch) -> Reported:

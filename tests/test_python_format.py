@@ -69,12 +69,6 @@ NON_MLA = "tokenspeed-mla-on-non-mla-model"
         ),
         pytest.param(
             "import sglang as sgl\n"
-            "def make(**kwargs):\n"
-            "    return sgl.Engine(model_path='deepseek-ai/DeepSeek-V3', attention_backend='tokenspeed_mla', **kwargs)\n",
-            id="kwargs-parameter-may-set-kv",
-        ),
-        pytest.param(
-            "import sglang as sgl\n"
             "print('python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --attention-backend tokenspeed_mla')\n",
             id="printed-command-is-not-a-launch",
         ),
@@ -263,10 +257,22 @@ def test_a_splat_cannot_override_a_written_keyword() -> None:
     ''')
     (launch,) = launches(text)
     assert argv(launch) == ["*", "--model-path", "Qwen/Qwen3-8B", "--attention-backend", "tokenspeed_mla"]
-    # The splat may hold kv_cache_dtype (so SGL001 is quiet), or an override of
-    # the architecture (so the model is unknown and SGL002 is quiet too).
-    assert findings(text) == []
     assert launch.flag("attention_backend").value == "tokenspeed_mla"
+    # The splat may hold an override of the architecture: the finding is for the keywords
+    # written, with no fix, since Python refuses a keyword passed twice.
+    assert findings(text) == [(NON_MLA, None)]
+
+
+def test_kwargs_pass_through_gets_the_finding_without_a_fix() -> None:
+    text = dedent('''
+        import sglang as sgl
+        def make(**kwargs):
+            return sgl.Engine(model_path='deepseek-ai/DeepSeek-V3', attention_backend='tokenspeed_mla', **kwargs)
+    ''')
+    result = fix_text(Source(text), PYTHON, Settings(select(["ALL"]), unsafe=True), fix=True)
+    assert [(r.fixer.name, r.fix) for r in result.findings] == [(KV, None)]
+    assert "`kwargs` may add others" in result.findings[0].finding.message
+    assert result.text == text
 
 
 def test_dict_updated_before_the_launch_is_unknown() -> None:
@@ -543,7 +549,10 @@ def test_interpreter_in_a_variable_and_a_rest_splat() -> None:
     ''')
     (launch,) = launches(text)
     assert argv(launch) == ["--model-path", "deepseek-ai/DeepSeek-V3", "--attention-backend", "tokenspeed_mla", "*"]
-    assert findings(text) == []
+    # The rest may set --kv-cache-dtype: reported for the flags written, the fix unsafe and before it.
+    assert findings(text) == [(KV, "unsafe")]
+    fixed = fix_text(Source(text), PYTHON, Settings(select(["ALL"]), unsafe=True), fix=True).text
+    assert '"tokenspeed_mla", "--kv-cache-dtype", "fp8_e4m3", *extra]' in fixed
 
 
 # -- command strings ------------------------------------------------------------------------

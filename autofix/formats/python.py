@@ -1278,7 +1278,7 @@ class _Reader:
             if not _may_change(use, node, at):
                 continue
             if use.role in ("mutate", "pass") or not at.runs_after(use):
-                args.append(Arg(None, self.span(use.node), splat=True))
+                args.append(Arg(None, self.span(use.node), splat=True, local=True))
             elif use.role == "extend":
                 args += self.argv(use.operand, use.scope, at, depth + 1, frozen)
             else:
@@ -1334,7 +1334,7 @@ class _Reader:
                 # Entries set, updated or popped before the launch (or the dict handed
                 # to a function that may do so): any key may differ.
                 if any(_may_change(u, node, at) for u in uses):
-                    args.append(Arg(None, self.span(node), splat=True))
+                    args.append(Arg(None, self.span(node), splat=True, local=True))
                 return args
         return [Arg(None, self.span(node), splat=True)]
 
