@@ -272,9 +272,12 @@ def _show_launches(resolver: Resolver, targets: list[Path], fmt: str, force_excl
         return EXIT_ERROR
     for message, _ in notes:
         click.echo(f"autofix: {message}", err=True)
-    shown = json.dumps({"files": files}, indent=2) if fmt == "json" else launchview.to_text(files)
-    if shown:
-        click.echo(shown)
+    if fmt == "json":
+        click.echo(json.dumps({"files": files}, indent=2))
+    elif files:
+        click.echo(launchview.to_text(files))
+    else:
+        click.echo("autofix: no file in PATHS may hold a launch", err=True)
     failed = any(error for _, error in notes) or any(entry["error"] for entry in files)
     return EXIT_ERROR if failed else EXIT_CLEAN
 

@@ -43,22 +43,22 @@ def show(targets: Sequence[Path], resolver: Resolver, force_exclude: bool = Fals
     # A --config file is shown as read by the launch files that name it, as a check reads it (run.check_files).
     index = ConfigIndex([*roots, Path.cwd()], search=[Path.cwd()] if len(folders) < len(existing) else [])
     analyser = Analyser("check", resolver, roots)
-    parsed: list[tuple[Path, bytes]] = []
+    parsed: list[tuple[Path, bool]] = []  # each file to read, and whether it may be a --config file
     for candidate in walk(existing, resolver, force_exclude):
         if candidate.spec is None or candidate.skip is not None:
             notes.append((f"{candidate.path}: {candidate.skip or 'not a launch file autofix can read'} (skipped)", False))
             continue
         outcome, data = analyser.screen(candidate.path)
         if outcome is None:
-            parsed.append((candidate.path, data))
+            parsed.append((candidate.path, candidate.spec.name == "yaml" and may_be_config(data)))
             index.add(candidate.path, candidate.spec, data)
         elif outcome is not NOTHING:
             notes.extend(outcome.notes)
     files: list[dict] = []
     shown = {real_path(path) for path, _ in parsed}
     readers: list[Path] = []
-    for path, data in parsed:
-        read_by = index.referrers(path) if path.suffix.lower() in (".yaml", ".yml") and may_be_config(data) else []
+    for path, config in parsed:
+        read_by = index.referrers(path) if config else []
         readers += [r for r in read_by if r not in shown and r not in readers]
         files += _file(analyser, path, str(path), notes, [display(r) for r in read_by])
     for reader in readers:  # named for a config file they read, not walked: shown whole
@@ -88,7 +88,8 @@ def file_json(name: str, prepared: Prepared, read_by: Sequence[str] = ()) -> dic
         error = f"internal error: {type(exc).__name__}: {exc}"
     checked = [r for r in reads if not r.prints_help]
     helps = [r.found.span for r in reads if r.prints_help]
-    mentions = unread_mentions(source, prepared.spec.name, [r.found.span for r in checked], helps)
+    arguments = [min(arg.span.start for arg in r.found.args) for r in checked if r.found.args]
+    mentions = unread_mentions(source, prepared.spec.name, [r.found.span for r in checked], arguments, helps)
     return {
         "path": name,
         "format": prepared.spec.name,

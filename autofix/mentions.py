@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from autofix.source import Source, Span
@@ -41,9 +41,13 @@ class Mention:
     reason: str  # the reason, for a reader
 
 
-def unread_mentions(source: Source, fmt: str, read: Sequence[Span], help_launches: Sequence[Span] = ()) -> list[Mention]:
+def unread_mentions(source: Source, fmt: str, read: Sequence[Span], arguments: Sequence[int] = (),
+                    help_launches: Sequence[Span] = ()) -> list[Mention]:
     """The mentions outside the spans read as launches, each with why it was not read.
 
+    arguments: where the first argument of each launch read is written. The entry point of a
+    launch whose arguments are a list kept apart from the call that runs it (`cmd = [sys.executable,
+    "-m", "sglang.launch_server", "--tp", "2"]`) is outside the launch's span, right before them.
     help_launches: launches found that print SGLang's help (`--help`), which nothing checks.
     """
     text = source.text
@@ -53,7 +57,7 @@ def unread_mentions(source: Source, fmt: str, read: Sequence[Span], help_launche
     reasons = _Reasons(source, fmt)
     out: list[Mention] = []
     for start, end in sorted(found):
-        if any(s.start <= start < s.end for s in read):
+        if any(s.start <= start < s.end for s in read) or any(_ENTRY_GAP.fullmatch(text, end, a) for a in arguments):
             continue
         words = text[start:end].rstrip(" \t(")
         span = Span(start, start + len(words))
@@ -62,6 +66,10 @@ def unread_mentions(source: Source, fmt: str, read: Sequence[Span], help_launche
         else:
             out.append(Mention(span, words, *reasons.why(start)))
     return out
+
+
+# What may stand between an entry point and the launch's first argument in an argv list.
+_ENTRY_GAP = re.compile(r"""[\s"',\\]{0,80}""")
 
 
 class _Reasons:
@@ -83,6 +91,8 @@ class _Reasons:
                 return "block-ignored", "in a code block skipped by `<!-- autofix: ignore -->`"
             if fence.tag not in _READ_TAGS:
                 return "block-language", f"in a code block tagged `{fence.tag}`, not a language autofix reads"
+            if _output_line(self.source, fence, offset):
+                return "output", "a line of output in a terminal session, not a command"
         if self.fmt == "notebook":
             place = _notebook_place(self.source.text, offset)
             if place is not None:
@@ -202,35 +212,41 @@ _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 _WRITTEN_TO = re.compile(r"(?<![<>&0-9])>>?[ \t]*([^\s;&|<>]+)|\btee[ \t]+(?:-a[ \t]+)?([^\s;&|<>-][^\s;&|<>]*)")
 
 
-def _lines(text: str) -> list[tuple[int, str]]:
-    out, at = [], 0
+def _bodies(text: str, opens: Callable[[str], re.Match | None],
+            closes: Callable[[re.Match, str], bool]) -> Iterator[tuple[list[tuple[int, str]], int, re.Match, int]]:
+    """The bodies between a line that opens one and the first later line that closes it:
+    the text's lines (offset, text), the opening line's index, its match, and the body's end offset."""
+    lines, at = [], 0
     for line in text.splitlines(keepends=True):
-        out.append((at, line.rstrip("\r\n")))
+        lines.append((at, line.rstrip("\r\n")))
         at += len(line)
-    return out
+    i = 0
+    while i < len(lines):
+        match = opens(lines[i][1])
+        j = i + 1
+        while match is not None and j < len(lines) and not closes(match, lines[j][1]):
+            j += 1
+        if match is not None and j > i + 1:
+            yield lines, i, match, lines[j - 1][0] + len(lines[j - 1][1])
+        i = j + 1 if match is not None else i + 1
 
 
 def _heredocs(text: str) -> Iterator[_Region]:
     """Heredoc bodies: the program that reads each, and the file it is written to, if any."""
-    lines = _lines(text)
-    i = 0
-    while i < len(lines):
+
+    def opens(line: str) -> re.Match | None:
+        match = _HEREDOC.search(line)
+        return None if match is None or _Scan(line[: match.start()]).comment else match
+
+    def closes(match: re.Match, line: str) -> bool:
+        return (line.lstrip("\t") if match[1] else line) == match[3]
+
+    for lines, i, match, end in _bodies(text, opens, closes):
         opener = lines[i][1]
-        match = _HEREDOC.search(opener)
-        if match is None or _Scan(opener[: match.start()]).comment:
-            i += 1
-            continue
-        dash, word = match[1], match[3]
-        j = i + 1
-        while j < len(lines) and (lines[j][1].lstrip("\t") if dash else lines[j][1]) != word:
-            j += 1
-        if j > i + 1:
-            written = _WRITTEN_TO.search(opener)
-            target = (written[1] or written[2]).strip("\"'") if written else None
-            command = _Scan(opener[: match.start()]).command.split()
-            end = lines[j - 1][0] + len(lines[j - 1][1])
-            yield _Region(lines[i + 1][0], end, command[0] if command else "", target)
-        i = j + 1
+        written = _WRITTEN_TO.search(opener)
+        target = (written[1] or written[2]).strip("\"'") if written else None
+        command = _Scan(opener[: match.start()]).command.split()
+        yield _Region(lines[i + 1][0], end, command[0] if command else "", target)
 
 
 # The block tags formats/markdown.py reads (an untagged block is read when it names a launch).
@@ -242,22 +258,29 @@ _IGNORE_BLOCK = re.compile(r"<!--\s*autofix:\s*ignore\s*-->")
 
 def _fences(text: str) -> Iterator[_Region]:
     """Fenced code blocks (their bodies), with their tags."""
-    lines = _lines(text)
-    i = 0
-    while i < len(lines):
-        opener = _FENCE.match(lines[i][1])
-        if opener is None:
-            i += 1
-            continue
+
+    def closes(opener: re.Match, line: str) -> bool:
         fence = opener[1]
-        j = i + 1
-        while j < len(lines) and not re.fullmatch(rf"[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*", lines[j][1]):
-            j += 1
-        if j > i + 1:
-            ignored = i > 0 and bool(_IGNORE_BLOCK.search(lines[i - 1][1]))
-            end = lines[j - 1][0] + len(lines[j - 1][1])
-            yield _Region(lines[i + 1][0], end, tag=opener[2].lower(), ignored=ignored)
-        i = j + 1
+        return re.fullmatch(rf"[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*", line) is not None
+
+    for lines, i, opener, end in _bodies(text, _FENCE.match, closes):
+        ignored = i > 0 and bool(_IGNORE_BLOCK.search(lines[i - 1][1]))
+        yield _Region(lines[i + 1][0], end, tag=opener[2].lower(), ignored=ignored)
+
+
+_PROMPT = re.compile(r"[ \t]*\$ ")
+
+
+def _output_line(source: Source, block: _Region, offset: int) -> bool:
+    """Whether offset is on a line of a terminal session (a block with `$ ` prompts) that is
+    neither a prompt nor the `\\` continuation of one."""
+    lines = source.text[block.start : block.end].splitlines()
+    if block.tag not in ("console", "shell-session", "shellsession") and not any(map(_PROMPT.match, lines)):
+        return False
+    line = source.line_span(offset)
+    if _PROMPT.match(source.text, line.start):
+        return False
+    return line.start == block.start or not source.line_text(line.start - 1).rstrip().endswith("\\")
 
 
 _CELL_PART = re.compile(r'"(cell_type|outputs|source)"[ \t]*:[ \t]*("(?:markdown|raw)")?')

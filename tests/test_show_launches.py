@@ -168,7 +168,8 @@ def test_markdown_blocks_and_the_mentions_outside_them(tree: Path) -> None:
 def test_notebook_cells(tree: Path) -> None:
     cells = [
         {"cell_type": "markdown", "metadata": {}, "source": ["Start `python -m sglang.launch_server` first\n"]},
-        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+        {"cell_type": "code", "execution_count": 1, "metadata": {},
+         "outputs": [{"name": "stdout", "output_type": "stream", "text": ["ran python -m sglang.launch_server\n"]}],
          "source": ["!python -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 30000\n"]},
     ]
     write(tree / "demo.ipynb", json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
@@ -176,7 +177,7 @@ def test_notebook_cells(tree: Path) -> None:
     (entry,) = view("demo.ipynb")
     (launch,) = entry["launches"]
     assert {f["dest"]: f["value"] for f in launch["flags"]} == {"model_path": "Qwen/Qwen3-8B", "port": "30000"}
-    assert [m["cause"] for m in entry["mentions"]] == ["cell-text"]
+    assert [m["cause"] for m in entry["mentions"]] == ["cell-text", "output"]
 
 
 def test_dockerfile_launch(tree: Path) -> None:
@@ -241,6 +242,28 @@ def test_a_mention_inside_a_launch_read_is_not_listed(tree: Path) -> None:
     write(tree / "serve.sh", "bash -c 'python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B'\n")
     (entry,) = view("serve.sh")
     assert len(entry["launches"]) == 1 and entry["mentions"] == []
+
+
+def test_the_entry_point_of_an_argv_list_run_elsewhere_is_read_with_its_launch(tree: Path) -> None:
+    write(tree / "serve.py", (
+        "import subprocess\n\n"
+        'cmd = ["python3", "-m", "sglang.launch_server",\n       "--model-path", "Qwen/Qwen3-8B"]\n'
+        "subprocess.run(cmd, check=True)\n"
+    ))
+    (entry,) = view("serve.py")
+    (launch,) = entry["launches"]
+    assert launch["line"] == 5 and launch["flags"][0]["line"] == 4
+    assert entry["mentions"] == []
+
+
+def test_output_lines_of_a_terminal_session(tree: Path) -> None:
+    write(tree / "USAGE.md", (
+        "```console\n$ sglang serve Qwen/Qwen3-8B --port 30000\n"
+        "started: python3 -m sglang.launch_server --port 30000\n```\n"
+    ))
+    (entry,) = view("USAGE.md")
+    assert len(entry["launches"]) == 1
+    assert [(m["line"], m["cause"]) for m in entry["mentions"]] == [(3, "output")]
 
 
 # -- the command ------------------------------------------------------------------------------
