@@ -13,6 +13,7 @@ more specific can be told, it is "not a command autofix reads".
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 import tokenize
@@ -80,6 +81,7 @@ class _Reasons:
         self.fmt = fmt
         self.heredocs = list(_heredocs(source.text)) if fmt not in ("python", "notebook") else []
         self.fences = list(_fences(source.text)) if fmt == "markdown" else []
+        self.cells = _cell_parts(source.text) if fmt == "notebook" else []
         self._tokens: list[tokenize.TokenInfo] | None = None
 
     def why(self, offset: int) -> tuple[str, str]:
@@ -94,7 +96,7 @@ class _Reasons:
             if _output_line(self.source, fence, offset):
                 return "output", "a line of output in a terminal session, not a command"
         if self.fmt == "notebook":
-            place = _notebook_place(self.source.text, offset)
+            place = _notebook_place(self.cells, offset)
             if place is not None:
                 return place
         if self.fmt == "python":
@@ -286,16 +288,26 @@ def _output_line(source: Source, block: _Region, offset: int) -> bool:
 _CELL_PART = re.compile(r'"(cell_type|outputs|source)"[ \t]*:[ \t]*("(?:markdown|raw)")?')
 
 
-def _notebook_place(text: str, offset: int) -> tuple[str, str] | None:
-    """A mention in a cell's output or in a Markdown cell (the nearest key before it says which)."""
-    part = kind = None
-    for match in _CELL_PART.finditer(text, 0, offset):
+def _cell_parts(text: str) -> list[tuple[int, str | None, str | None]]:
+    """Where each part of a notebook's cells starts: (offset, the cell's kind when not code, the part)."""
+    parts: list[tuple[int, str | None, str | None]] = []
+    kind: str | None = None
+    for match in _CELL_PART.finditer(text):
         if match[1] == "cell_type":
-            kind = match[2]
-        else:
-            part = match[1]
+            kind = match[2] and match[2].strip('"')
+        parts.append((match.start(), kind, match[1] if match[1] != "cell_type" else None))
+    return parts
+
+
+def _notebook_place(parts: list[tuple[int, str | None, str | None]], offset: int) -> tuple[str, str] | None:
+    """A mention in a cell's output or in a Markdown cell (the nearest keys before it say which)."""
+    before = bisect.bisect_right(parts, (offset, "\uffff", "\uffff"))
+    if before == 0:
+        return None
+    _, kind, _ = parts[before - 1]
+    part = next((p for _, _, p in reversed(parts[:before]) if p is not None), None)
     if part == "outputs":
         return "output", "in a cell's output, not its code"
     if kind is not None:
-        return "cell-text", f"in a {kind.strip(chr(34))} cell, not code"
+        return "cell-text", f"in a {kind} cell, not code"
     return None
