@@ -79,6 +79,14 @@ def test_shell_launch_with_a_quoted_unknown_value(tree: Path) -> None:
     assert launch["model"]["mla"] is False and launch["passthroughs"] == []
 
 
+def test_wrappers_are_shown_outermost_first(tree: Path) -> None:
+    write(tree / "serve.sh", "docker run --gpus all -e HF_TOKEN=$HF_TOKEN lmsysorg/sglang:latest "
+                             "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --port $PORT\n")
+    (launch,) = launches("serve.sh")
+    assert (launch["form"], launch["wrappers"]) == ("launch_server", ["docker run"])
+    assert {f["dest"]: f["unresolvable"] for f in launch["flags"]} == {"model_path": None, "port": "--port"}
+
+
 def test_a_pass_through_is_shown_and_leaves_the_model_unknown(tree: Path) -> None:
     write(tree / "serve.sh", 'python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 "$@"\n')
     (launch,) = launches("serve.sh")
