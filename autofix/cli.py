@@ -43,6 +43,10 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--extend-select", multiple=True, help="Comma-separated codes or slugs to run besides the selected "
               "ones (AF100: unused suppression comments).")
 @click.option("--show-settings", is_flag=True, help="Print the settings each PATH is checked with, and exit.")
+@click.option("--show-launches", is_flag=True, help="Print every launch found in PATHS as the checks read it (place, "
+              "entry point, release, model, each flag's dest and value, pass-throughs, --config file), then the "
+              "mentions of SGLang not read as a launch and why; write nothing (json schema: "
+              "docs/autofix-launches.schema.json).")
 @click.option("--force-exclude", is_flag=True, help="Apply exclude patterns to files named on the command line "
               "too (as pre-commit names them).")
 @click.option("--add-ignore", is_flag=True, help="Write `# autofix: ignore[CODE]` comments before the launches "
@@ -71,6 +75,7 @@ def main(
     config_file: Path | None,
     extend_select: tuple[str, ...],
     show_settings: bool,
+    show_launches: bool,
     force_exclude: bool,
     add_ignore: bool,
     explain: str | None,
@@ -128,6 +133,8 @@ def main(
         raise click.UsageError("--add-ignore cannot be combined with --diff or --fix")
     if show_settings:
         sys.exit(_show_settings(resolver, list(paths) or [Path(".")], fmt))
+    if show_launches and (diff_mode or fix_mode or add_ignore):
+        raise click.UsageError("--show-launches writes nothing: it cannot be combined with --diff, --fix or --add-ignore")
     release = sglang_version or config.sglang_version
     if release is not None and parse_release(release) is None:
         raise click.UsageError(f"--sglang-version: {unknown_release(release)}")
@@ -144,6 +151,8 @@ def main(
         run.gpu = gpu_named(gpu_name)
         if run.gpu is None:
             raise click.UsageError(f"--gpu: unknown GPU {gpu_name!r}; known: {', '.join(GPUS)}")
+    if show_launches:
+        sys.exit(_show_launches(resolver, list(paths) or [Path(".")], fmt, force_exclude))
     for fx in fixers if run.gpu is None and from_log is not None else ():
         if fx.gpu:
             click.echo(f"autofix: {fx.code} checks files only with --gpu NAME (skipped)", err=True)
@@ -246,6 +255,31 @@ def _explain(word: str) -> int:
     click.echo("## Error record")
     click.echo(json.dumps(stored(fx.record) or build(fx), indent=2, ensure_ascii=False))
     return EXIT_CLEAN
+
+
+def _show_launches(resolver: Resolver, targets: list[Path], fmt: str, force_exclude: bool) -> int:
+    """--show-launches: what autofix read in each file; 0, or 2 when a file could not be read or parsed."""
+    from autofix import launchview
+
+    if fmt not in ("text", "json"):
+        raise click.UsageError("--show-launches prints --format text or json")
+    if Path("-") in targets:
+        raise click.UsageError("--show-launches reads files, not stdin")
+    try:
+        files, notes = launchview.show(targets, resolver, force_exclude)
+    except ConfigError as exc:
+        click.echo(f"autofix: {exc}", err=True)
+        return EXIT_ERROR
+    for message, _ in notes:
+        click.echo(f"autofix: {message}", err=True)
+    if fmt == "json":
+        click.echo(json.dumps({"files": files}, indent=2))
+    elif files:
+        click.echo(launchview.to_text(files))
+    else:
+        click.echo("autofix: no file in PATHS may hold a launch", err=True)
+    failed = any(error for _, error in notes) or any(entry["error"] for entry in files)
+    return EXIT_ERROR if failed else EXIT_CLEAN
 
 
 def _show_settings(resolver: Resolver, targets: list[Path], fmt: str) -> int:

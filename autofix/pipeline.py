@@ -29,7 +29,8 @@ from autofix.rule_index import index_of
 from autofix.source import Source, Span
 
 __all__ = [
-    "Linked", "LinkedResult", "Reported", "Result", "Settings", "config_references", "fix_text", "release_in_text",
+    "Linked", "LinkedResult", "Read", "Reading", "Reported", "Result", "Settings", "config_references", "fix_text",
+    "read_launches", "release_in_text",
 ]
 
 MAX_PASSES = 6
@@ -264,7 +265,47 @@ def _with_config(launch: Launch, unit: _Unit, options: OptionTable) -> tuple[Lau
     return launch.with_config(tokens), name
 
 
-def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix | None]]:  # noqa: ANN001
+@dataclass(frozen=True, slots=True)
+class Read:
+    """One launch of a text, as the checks read it."""
+
+    found: Launch  # as the format found it in the text
+    launch: Launch  # merged with its --config file, on the run's GPU: what the fixers are given
+    config: str | None  # the name of the --config file it read; None: none read
+
+    @property
+    def prints_help(self) -> bool:
+        """`-h`/`--help`: argparse prints the help and exits; the launch is neither merged nor checked."""
+        return any(arg.text in _HELP for arg in self.found.args)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What the checks read in a text: the release it is checked as and its launches.
+
+    Spans of a merged launch may fall in a --config file: `locate` names it.
+    """
+
+    release: str | None
+    launches: list[Read]
+    _unit: _Unit
+
+    def locate(self, span: Span) -> tuple[str | None, Source, Span]:
+        """The file a span falls in (None: the checked text), its text and the span in it."""
+        name, start = self._unit.locate(span.start)
+        return name, self._unit.current(name), Span(start, start + span.end - span.start)
+
+
+def read_launches(source: Source, fmt: FormatSpec, settings: Settings) -> Reading:
+    """The launches of a text exactly as `fix_text` hands them to the fixers (for --show-launches)."""
+    unit = _Unit(source, settings.read_config)
+    unit.lay_out()
+    release, reads = _read(unit, load(fmt), settings)
+    return Reading(release, reads, unit)
+
+
+def _read(unit: _Unit, module, settings: Settings) -> tuple[str | None, list[Read]]:  # noqa: ANN001
+    """The release the text is checked as, and its launches."""
     source = unit.current(None)
     release = settings.release or release_in_text(source.text) or settings.neighbour_release
     if release is not None and parse_release(release) is None:
@@ -273,19 +314,27 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
         unit.newer = (release, checked_as(release))
         release = checked_as(release)
     options = table(release)
-    launches: list[Launch] = module.find_launches(
-        source, options, release=release, model_lookup=settings.model_lookup
-    )
+    reads: list[Read] = []
+    for found in module.find_launches(source, options, release=release, model_lookup=settings.model_lookup):
+        read = Read(found, found, None)
+        if not read.prints_help:  # argparse prints the help and exits before anything is checked
+            launch, config = _with_config(found, unit, options)
+            launch.gpu = settings.gpu
+            read = Read(found, launch, config)
+        reads.append(read)
+    return release, reads
+
+
+def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix | None]]:  # noqa: ANN001
+    source = unit.current(None)
+    release, reads = _read(unit, module, settings)
     checked: list[tuple[Reported, Fix | None]] = []
     seen: set[tuple[str, int, int]] = set()
     used: set[tuple[int, str | None]] = set()  # the suppressions that silenced a finding
-    for found in launches:
-        if any(arg.text in _HELP for arg in found.args):
-            continue  # argparse prints the help and exits before anything is checked
-        launch, config = _with_config(found, unit, options)
-        if settings.only_config is not None and config != settings.only_config:
+    for read in reads:
+        if read.prints_help or settings.only_config is not None and read.config != settings.only_config:
             continue
-        launch.gpu = settings.gpu
+        launch = read.launch
         shut = closed(launch)
         for fx in index_of(settings.fixers).for_launch(launch):
             if not fx.holds_in(release) or fx.gpu and settings.gpu is None:
