@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Entry", "Script", "recognise"]
+__all__ = ["Entry", "Script", "reads_stdin_script", "recognise"]
 
 Texts = Sequence[str | None]
 
@@ -90,6 +90,16 @@ def _base(text: str | None) -> str | None:
 def recognise(texts: Texts) -> Found | None:
     """What the argv texts run, or None when it is not SGLang's server."""
     return _command(texts, 0, ())
+
+
+def reads_stdin_script(texts: Texts) -> tuple[str, ...] | None:
+    """The wrappers of a command that runs the script on its standard input (`bash`, `bash -s`,
+    `ssh HOST`, `docker exec -i BOX sh`), else None."""
+    for tail in (["-c", "SCRIPT"], ["SCRIPT"]):
+        found = recognise([*texts, *tail])
+        if isinstance(found, Script) and found.index == len(texts) + len(tail) - 1:
+            return found.wrappers
+    return None
 
 
 def _command(texts: Texts, i: int, wrappers: tuple[str, ...]) -> Found | None:

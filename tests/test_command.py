@@ -151,3 +151,68 @@ def test_markdown_and_notebooks() -> None:
     nb = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
     assert wrappers("notebook", nb) == [("nohup",)]
     assert check("notebook", nb)[0] == [KV]
+
+
+# -- launches kept elsewhere: here-documents, variables, arrays, eval ----------------
+
+NEAR = "--attention-backend FA3"  # a near miss SGLang refuses: invalid-choice, fixed to fa3
+
+
+def fixed_shell(text: str) -> str:
+    return check("shell", text)[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "wrapped"),
+    [
+        (f"ssh gpu-box bash -s <<'EOF'\npython -m sglang.launch_server --model-path m {NEAR}\nEOF\n", ("ssh", "bash")),
+        (f"bash <<EOF\nnohup python -m sglang.launch_server --model-path $M {NEAR} &\nEOF\n", ("bash", "nohup")),
+        (f"cat > start.sh <<EOF\n#!/bin/bash\npython -m sglang.launch_server --tp \\$TP {NEAR}\nEOF\n", ("> start.sh",)),
+        (f'CMD="python -m sglang.launch_server --model-path $M {NEAR}"\neval "$CMD"\n', ("$CMD",)),
+        (f'CMD="X=1 ${{PREFIX}} python3 -m sglang.launch_server \\\\\n  --model-path \\"$M\\" {NEAR}"\n'
+         'if [ -n "$NODE" ]; then CMD="$CMD --node-rank 1"; fi\nsetsid bash -c "$CMD" &\n', ("$CMD",)),
+        (f"eval \"python -m sglang.launch_server --model-path m {NEAR}\"\n", ("eval",)),
+    ],
+)
+def test_scripts_kept_in_heredocs_and_variables(text: str, wrapped: tuple[str, ...]) -> None:
+    (launch,) = load(FORMATS["shell"]).find_launches(Source(text), table(None))
+    assert launch.wrappers[: len(wrapped)] == wrapped
+    assert fixed_shell(text) == text.replace("FA3", "fa3")
+
+
+def test_heredocs_that_are_not_scripts_are_not_read() -> None:
+    for text in (f"cat <<EOF\npython -m sglang.launch_server {NEAR}\nEOF\n",
+                 f"cat > notes.md <<EOF\npython -m sglang.launch_server {NEAR}\nEOF\n",
+                 f"python3 <<EOF\nprint('python -m sglang.launch_server {NEAR}')\nEOF\n"):
+        assert check("shell", text) == ([], text)
+
+
+def test_a_command_array_extended_under_conditions() -> None:
+    text = dedent(f"""\
+        ARGS=(python -m sglang.launch_server --model-path m {NEAR}
+              --attention-backend tokenspeed_mla)
+        [[ -n "$Q" ]] && ARGS+=(--kv-cache-dtype "$Q")
+        "${{ARGS[@]}}"
+        """)
+    (launch,) = load(FORMATS["shell"]).find_launches(Source(text), table(None))
+    assert launch.written_dests() is None  # the appends may add any flag ...
+    names, fixed = check("shell", text)
+    assert names == ["invalid-choice"]  # ... so only what holds whatever they add is reported
+    assert fixed == text.replace("FA3", "fa3")
+
+
+def test_dockerfile_heredocs_that_are_scripts() -> None:
+    text = dedent(f"""\
+        FROM lmsysorg/sglang:latest
+        RUN <<EOF
+        set -e
+        python3 -m sglang.launch_server --model-path m {NEAR}
+        EOF
+        COPY <<EOF /start.sh
+        #!/bin/bash
+        exec python3 -m sglang.launch_server --model-path m {NEAR} "$@"
+        EOF
+        """)
+    names, fixed = check("dockerfile", text)
+    assert names == ["invalid-choice", "invalid-choice"]
+    assert fixed == text.replace("FA3", "fa3")

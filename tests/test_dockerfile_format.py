@@ -44,7 +44,8 @@ def test_detected_by_name(name: str) -> None:
         pytest.param("RUN pip install sglang\n", id="install"),
         pytest.param('CMD ["python3", "-m", "sglang.launch_server", \'--tp\']\n', id="invalid-json-is-shell-form"),
         pytest.param("# escape=`\nCMD python3 -m sglang.launch_server --tp 8\n", id="backtick-escape-is-not-read"),
-        pytest.param("RUN <<EOF\nCMD python3 -m sglang.launch_server\nEOF\n", id="heredoc-body-is-not-an-instruction"),
+        pytest.param("COPY <<EOF /notes.txt\nCMD python3 -m sglang.launch_server\nEOF\n", id="heredoc-body-is-not-an-instruction"),
+        pytest.param("RUN python3 <<EOF\nprint('python3 -m sglang.launch_server')\nEOF\n", id="heredoc-for-python-is-not-shell"),
     ],
 )
 def test_not_a_launch(text: str) -> None:

@@ -215,7 +215,7 @@ def test_shell_mentions_and_why_they_are_not_launches(tree: Path) -> None:
         "# python -m sglang.launch_server --model-path old\n"
         'echo "python -m sglang.launch_server --model-path x"\n'
         "pkill -f sglang.launch_server\n"
-        "cat > start.sh <<EOF\npython -m sglang.launch_server --model-path y\nEOF\n"
+        "cat > notes.md <<EOF\npython -m sglang.launch_server --model-path y\nEOF\n"
         'CMD="python -m sglang.launch_server --model-path z"\n'
         "python -m sglang.launch_server --help\n"
     ))
@@ -231,7 +231,7 @@ def test_shell_mentions_and_why_they_are_not_launches(tree: Path) -> None:
     ]
     printed = entry["mentions"][1]
     assert (printed["column"], printed["end_column"], printed["reason"]) == (17, 37, "printed by `echo`, not run")
-    assert "start.sh" in entry["mentions"][3]["reason"]
+    assert "notes.md" in entry["mentions"][3]["reason"]
 
 
 def test_python_mentions_in_a_docstring_a_string_and_an_import(tree: Path) -> None:

@@ -48,6 +48,7 @@ class _Instruction:
     body: int  # where the arguments start
     end: int  # the end of the last line, before its newline
     dropped: list[Span] = field(default_factory=list)  # comment and blank lines Docker removes
+    script: Span | None = None  # a here-document that is a shell script (`RUN <<EOF`, `COPY <<EOF start.sh`)
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
@@ -90,12 +91,26 @@ def _instructions(text: str) -> list[_Instruction] | None:
                 continued = bool(_CONTINUED.search(text[s:e]))
         i += 1
         if heredoc:  # the body lines up to the delimiter are data, not instructions
+            first = lines[i][0] if i < len(lines) else len(text)
             while i < len(lines) and text[lines[i][0] : lines[i][1]].strip() != heredoc[1]:
                 i += 1
+            if _is_script(inst.keyword, text[inst.body : inst.end], heredoc):
+                inst.script = Span(first, lines[i][0] if i < len(lines) else len(text))
             i += 1
             inst.keyword = "HEREDOC"
         found.append(inst)
     return found
+
+
+_SCRIPT_TARGET = re.compile(r"\S+\.(?:sh|bash)\s*\Z")
+
+
+def _is_script(keyword: str, args: str, heredoc: re.Match) -> bool:
+    """`RUN <<EOF` (or `RUN bash <<EOF`): the body runs in the shell; `COPY <<EOF start.sh`: it is one."""
+    before = args[: args.find("<<")].split()
+    if keyword == "RUN":
+        return all(w.startswith("--") for w in before) or bool(before) and before[-1].rsplit("/", 1)[-1] in ("sh", "bash")
+    return keyword in ("COPY", "ADD") and bool(_SCRIPT_TARGET.search(args[heredoc.end() :]))
 
 
 # -- exec form: a JSON array of strings ---------------------------------------
@@ -356,6 +371,8 @@ def find_launches(
             parts.append((cmd, None))  # ENTRYPOINT [...] with a shell-form CMD: /bin/sh -c ... follows
         if parts:
             launches.extend(_exec_launches(text, parts, table, release, model_lookup))
+    # A here-document's script reads as shell-form commands of their own.
+    shell_form += [_Instruction("RUN", i.script.start, i.script.start, i.script.end) for i in instructions if i.script]
     if shell_form:
         masked = Source(_mask(text, instructions, shell_form))
         dropped = [span for inst in shell_form for span in inst.dropped]

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from autofix.command import Entry, Script, recognise
+from autofix.command import Entry, Script, reads_stdin_script, recognise
 from autofix.edits import Edit
 from autofix.embed import Embedding
 from autofix.knowledge.options import OptionTable
@@ -136,11 +136,14 @@ class _Doc:
         self.tree = parse(self.data, _after_leading_comments(self.data))
         self.error_lines = self._error_lines()
         self.assigned = Counter[str]()
+        self.appended = Counter[str]()  # `NAME+=...`: an array keeps its elements, and may gain more
+        self.assignments: dict[str, list[object]] = {}  # every assignment's value node, by name
+        self.run_names: set[str] = set()  # variables expanded as a command (`$CMD`, `bash -c "$CMD"`, eval)
         self.bindings: dict[str, _Binding] = {}
         self._loops: dict[str, int] = {}
         self._collect_assignments()
         for name, offset in self._loops.items():
-            if self.assigned[name] == 1:
+            if self.assigned[name] == 1 and not self.appended[name]:
                 self.bindings[name] = _Binding(offset, one_word=True)
 
     # offsets
@@ -192,7 +195,10 @@ class _Doc:
                 name = node.child_by_field_name("name")
                 if name is not None:
                     op = node.children[1].type if node.child_count > 1 else "="
-                    self.assigned[self.node_text(name)] += 1 if op == "=" else 2
+                    (self.assigned if op == "=" else self.appended)[self.node_text(name)] += 1
+                    value = node.child_by_field_name("value")
+                    if value is not None:
+                        self.assignments.setdefault(self.node_text(name), []).append(value)
             elif kind == "for_statement":
                 self._loop_variable(node)
             elif kind == "command":
@@ -239,7 +245,7 @@ class _Doc:
         if name_node is None or name_node.type != "variable_name":
             return
         name = self.node_text(name_node)
-        if self.assigned[name] != 1:
+        if self.assigned[name] != 1 or self.appended[name] and (value is None or value.type != "array"):
             return
         offset = self.at(assignment.end_byte)
         if value is None:
@@ -252,6 +258,8 @@ class _Doc:
                     continue
                 elements.extend(self.words(element, container, assignment.start_byte))
                 container.add(element)
+            if self.appended[name]:  # `CMD+=(--flag ...)`, often under a condition: what it adds is not known
+                elements.append(Arg(None, Span(offset, offset), splat=True, local=True))
             self.bindings[name] = _Binding(offset, elements=elements)
         else:
             args = self.words(value, None, assignment.start_byte, split=False)
@@ -316,7 +324,7 @@ class _Doc:
             if ref.default is not None and ref.colon and value == "":
                 return ref.default
             return value
-        if ref.default is not None and self.assigned[ref.name] <= 1:
+        if ref.default is not None and self.assigned[ref.name] + self.appended[ref.name] <= 1:
             # Unset in the script itself: the script's own default.
             return ref.default
         return None
@@ -541,16 +549,21 @@ def find_launches(
             continue
         if node.type == "command":
             launches.extend(_launches(doc, node, release, model_lookup))
+        elif node.type == "heredoc_redirect":
+            launches.extend(_heredoc(doc, node, release, model_lookup))
         stack.extend(reversed(node.named_children))
+    for name in sorted(doc.run_names):
+        launches.extend(_kept_command(doc, name, release, model_lookup))
     return launches
 
 
-def _launches(doc: _Doc, node, release, model_lookup) -> list[Launch]:  # noqa: ANN001
+def _argv(doc: _Doc, node) -> tuple[list[Arg], list[object], bool] | None:  # noqa: ANN001
+    """A command's argv tokens, the word node of each, and whether edits must not touch it."""
     if node.has_error:
-        return []
+        return None
     name = node.child_by_field_name("name")
     if name is None:
-        return []
+        return None
     lines = range(node.start_point[0] - 1, node.end_point[0] + 2)
     frozen = any(line in doc.error_lines for line in lines)
     container = _ArgList(doc, name, array=False, frozen=frozen)
@@ -563,34 +576,148 @@ def _launches(doc: _Doc, node, release, model_lookup) -> list[Launch]:  # noqa: 
         nodes.extend([child] * len(args))
         if child is not name:
             container.add(child)
-    found = recognise([a.text for a in argv])
+    return argv, nodes, frozen
+
+
+def _launches(doc: _Doc, node, release, model_lookup) -> list[Launch]:  # noqa: ANN001
+    read = _argv(doc, node)
+    if read is None:
+        return []
+    argv, nodes, frozen = read
+    texts = [a.text for a in argv]
+    found = recognise(texts)
     if isinstance(found, Entry):
         return [Launch.read(argv[found.index:], doc.table, doc.span(node), found.form, release=release,
                             model_lookup=model_lookup, wrappers=found.wrappers)]
     if isinstance(found, Script):  # bash -c 'python3 -m sglang.launch_server ...'
-        return _inner_script(doc, nodes[found.index], release, model_lookup, frozen, found.wrappers)
+        script = nodes[found.index]
+        if _run_name(doc, script) is not None:  # bash -c "$CMD": read where CMD is assigned
+            doc.run_names.add(_run_name(doc, script))  # type: ignore[arg-type]
+            return []
+        return _inner_script(doc, script, release, model_lookup, frozen, found.wrappers)
+    if texts and texts[0] is None and _run_name(doc, nodes[0]) is not None:
+        doc.run_names.add(_run_name(doc, nodes[0]))  # type: ignore[arg-type]  # $CMD run as a command
+    elif texts and texts[0] == "eval":
+        for word in dict.fromkeys(nodes[1:]):
+            named = _run_name(doc, word)
+            if named is not None:
+                doc.run_names.add(named)
+            elif word.type in ("string", "raw_string"):
+                return _inner_script(doc, word, release, model_lookup, frozen, ("eval",))
     return []
+
+
+_WRITES_FILE = re.compile(r"(?:.*/)?[^/]*\.(?:sh|bash)\Z")
+
+
+def _heredoc(doc: _Doc, node, release, model_lookup) -> list[Launch]:  # noqa: ANN001
+    """A here-document that is a script: fed to a shell (`bash <<EOF`, `ssh HOST <<EOF`), or written
+    to a shell script (`cat > start.sh <<EOF`) that is run later."""
+    body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
+    end = next((c for c in node.named_children if c.type == "heredoc_end"), None)
+    if end is None or end.is_missing or node.has_error:
+        return []  # no delimiter: bash reads to the end of the file, with a warning; not edited
+    statement = node.parent
+    command = next((c for c in statement.named_children if c.type == "command"), None) if statement else None
+    if body is None or command is None or b"sglang" not in doc.data[body.start_byte : body.end_byte]:
+        return []
+    read = _argv(doc, command)
+    if read is None:
+        return []
+    texts = [a.text for a in read[0]]
+    wrappers = reads_stdin_script(texts)
+    if wrappers is None:
+        targets = [doc.node_text(c.named_children[-1]) for c in statement.named_children
+                   if c.type == "file_redirect" and c.named_child_count]
+        if not (texts[:1] in (["cat"], ["tee"]) and any(_WRITES_FILE.match(t) for t in targets)):
+            return []
+        wrappers = (f"> {targets[-1]}",)
+    start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
+    quoted = start is not None and doc.node_text(start)[:1] in "'\"\\"
+    return _script(doc, body, release, model_lookup, read[2], wrappers, None if quoted else '$`\\')
+
+
+def _run_name(doc: _Doc, node) -> str | None:  # noqa: ANN001
+    """NAME, when a word is just `$NAME`, `${NAME}` or either in double quotes."""
+    if node.type == "command_name" and node.named_child_count:
+        node = node.named_children[0]
+    if node.type == "string" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type not in ("simple_expansion", "expansion"):
+        return None
+    ref = _Reference.of(doc.node_text(node))
+    return ref.name if ref is not None and not ref.array and ref.default is None else None
+
+
+def _kept_command(doc: _Doc, name: str, release, model_lookup) -> list[Launch]:  # noqa: ANN001
+    """`CMD="python -m sglang.launch_server ..."` run later as `$CMD`, `eval "$CMD"` or `bash -c "$CMD"`:
+    each string assigned to CMD is read as a command. When CMD is assigned again (`CMD="$CMD --flag"`),
+    what those assignments add is not known: the launch may gain flags."""
+    launches: list[Launch] = []
+    again = doc.assigned[name] + doc.appended[name] > 1
+    for value in doc.assignments.get(name, []):
+        if value.type not in ("string", "raw_string") or b"sglang" not in doc.data[value.start_byte : value.end_byte]:
+            continue
+        if doc.node_text(value).startswith(f'"${name}') or doc.node_text(value).startswith(f'"${{{name}}}'):
+            continue  # CMD="$CMD ...": an addition to the command, not a command
+        for launch in _inner_script(doc, value, release, model_lookup, False, (f"${name}",)):
+            if again:
+                end = Span(launch.span.end, launch.span.end)
+                launch = launch.reread([*launch.args, Arg(None, end, splat=True, local=True)])
+            launches.append(launch)
+    return launches
 
 
 def _inner_script(doc: _Doc, node, release, model_lookup, frozen: bool,  # noqa: ANN001
                   wrappers: tuple[str, ...] = ()) -> list[Launch]:
-    """Launches in the literal script of `bash -c SCRIPT`, edited in place where that is exact."""
-    if doc.embedding is not None or node.type not in ("raw_string", "string"):
+    """Launches in the script of `bash -c SCRIPT` (a quoted string), edited in place where that is exact."""
+    if node.type not in ("raw_string", "string"):
         return []
-    parts = [c for c in node.children if c.type not in ('"', "'")]
-    if node.type == "string" and any(c.type != "string_content" for c in parts):
-        return []  # expansions inside: the script is not literal
-    raw = doc.node_text(node)[1:-1]
-    if node.type == "string" and "\\" in raw:
+    return _script(doc, node, release, model_lookup, frozen, wrappers, None if node.type == "raw_string" else '"$`\\',
+                   quotes=1)
+
+
+def _script(doc: _Doc, node, release, model_lookup, frozen: bool, wrappers: tuple[str, ...],  # noqa: ANN001
+            escapable: str | None, quotes: int = 0) -> list[Launch]:
+    """Launches in the script a node holds (a quoted string, a here-document's body).
+
+    Expansions inside it stay in it, and the script's own parse reads them as
+    unknown; an escape (`\\"`, `\\$`, with escapable the characters a backslash
+    escapes there) is read as what it stands for, and an edit that would touch
+    one, or insert a character the host would read differently, is not made.
+    """
+    if doc.embedding is not None:
         return []
-    forbidden = "'" if node.type == "raw_string" else '"$`\\'
-    start = doc.at(node.start_byte) + 1
+    text = doc.node_text(node)
+    raw = text[quotes : len(text) - quotes]
+    start = doc.at(node.start_byte) + quotes
+    forbidden = "'" if escapable is None and quotes else escapable or ""
 
-    def spell(text: str) -> str | None:
-        return None if frozen or any(ch in forbidden for ch in text) else text
+    def spell(new: str) -> str | None:
+        return None if frozen or any(ch in forbidden for ch in new) else new
 
-    embedding = Embedding.literal(start, len(raw), spell)
-    launches = find_launches(Source(raw), doc.table, release, model_lookup, embedding)
+    if escapable is None or "\\" not in raw:
+        virtual, embedding = raw, Embedding.literal(start, len(raw), spell)
+    else:
+        virtual, starts, ends = _unescaped(raw, start, escapable)
+        embedding = Embedding(starts, ends, start + len(raw), spell)
+    launches = find_launches(Source(virtual), doc.table, release, model_lookup, embedding)
     for launch in launches:
         launch.wrappers = (*wrappers, *launch.wrappers)
     return launches
+
+
+def _unescaped(raw: str, start: int, escapable: str) -> tuple[str, list[int], list[int]]:
+    """A string's value, and where each of its characters is written (`\\<newline>`
+    is kept: the script's own parse reads it as the continuation it is)."""
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    i = 0
+    while i < len(raw):
+        width = 2 if raw[i] == "\\" and i + 1 < len(raw) and raw[i + 1] in escapable else 1
+        out.append(raw[i + width - 1])
+        starts.append(start + i)
+        ends.append(start + i + width)
+        i += width
+    return "".join(out), starts, ends
