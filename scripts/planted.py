@@ -36,7 +36,12 @@ def plants(text: str) -> list[tuple[int, str]]:
     for match in ENTRY.finditer(text):
         end = match.end()
         quote = text[match.start() - 1] if match.start() else ""
-        if quote in "\"'" and text[end : end + 1] == quote:  # an argv element: plant elements
+        item = re.match(r"[ \t]*- [\"']?\Z", text[text.rfind("\n", 0, match.start()) + 1 : match.start()])
+        if item and re.match(r"[\"']?[ \t]*(?:#.*)?(?:\n|\Z)", text[end:]):  # a YAML list item: plant items
+            indent = item.group().split("-")[0]
+            line_end = text.find("\n", end) if "\n" in text[end:] else len(text)
+            out.append((line_end, f"\n{indent}- --kv-cache-dtype\n{indent}- {VALUE}"))
+        elif quote in "\"'" and text[end : end + 1] == quote:  # an argv element: plant elements
             out.append((end + 1, f", {quote}--kv-cache-dtype{quote}, {quote}{VALUE}{quote}"))
         elif match.group().endswith("serve") and not re.match(r"[ \t]+[^\s\\-]", text[end:]):
             continue  # `sglang serve` with no model after it: nothing to plant a flag after

@@ -216,3 +216,10 @@ def test_dockerfile_heredocs_that_are_scripts() -> None:
     names, fixed = check("dockerfile", text)
     assert names == ["invalid-choice", "invalid-choice"]
     assert fixed == text.replace("FA3", "fa3")
+
+
+def test_an_append_at_top_level_does_not_replace_the_array() -> None:
+    text = f'ARGS=(python -m sglang.launch_server --model-path m {NEAR})\nARGS+=($EXTRA)\nexec "${{ARGS[@]}}"\n'
+    (launch,) = load(FORMATS["shell"]).find_launches(Source(text), table(None))
+    assert launch.wrappers == ("exec",)
+    assert fixed_shell(text) == text.replace("FA3", "fa3")

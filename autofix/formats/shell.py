@@ -244,6 +244,8 @@ class _Doc:
         value = assignment.child_by_field_name("value")
         if name_node is None or name_node.type != "variable_name":
             return
+        if assignment.child_count > 1 and assignment.children[1].type == "+=":
+            return  # an append: the binding is the assignment's, with what appends may add
         name = self.node_text(name_node)
         if self.assigned[name] != 1 or self.appended[name] and (value is None or value.type != "array"):
             return
