@@ -223,3 +223,23 @@ def test_an_append_at_top_level_does_not_replace_the_array() -> None:
     (launch,) = load(FORMATS["shell"]).find_launches(Source(text), table(None))
     assert launch.wrappers == ("exec",)
     assert fixed_shell(text) == text.replace("FA3", "fa3")
+
+
+def test_python_argv_list_returned_by_a_helper() -> None:
+    text = dedent(f"""\
+        import subprocess
+
+        class Server:
+            def _build_cmd(self) -> list:
+                cmd = ["python", "-m", "sglang.launch_server", "--model-path", self.model,
+                       "--attention-backend", "FA3"]
+                for key, value in self.kwargs.items():
+                    cmd.extend([f"--{{key}}", str(value)])
+                return cmd
+
+            def start(self):
+                self.process = subprocess.Popen(self._build_cmd())
+        """)
+    (launch,) = load(FORMATS["python"]).find_launches(Source(text), table(None))
+    assert launch.written_dests() is None  # the loop may add any flag
+    assert check("python", text) == (["invalid-choice"], text.replace('"FA3"', '"fa3"'))

@@ -287,6 +287,7 @@ def _indexer(doc: _Doc):  # noqa: ANN202, C901 - a libcst visitor, built lazily
             self.scope = self.module
             self.scopes = [self.module]
             self.calls: list[tuple[object, _Scope, tuple[int, ...]]] = []
+            self.returns: list[tuple[object, _Scope, tuple[int, ...]]] = []  # `return cmd` in a function
             self.parent_call: dict[int, object] = {}
             self._handled: set[int] = set()
             self._scope_bodies: set[int] = set()
@@ -496,6 +497,10 @@ def _indexer(doc: _Doc):  # noqa: ANN202, C901 - a libcst visitor, built lazily
             if node.keyword is not None:
                 self._handled.add(id(node.keyword))
 
+        def visit_Return(self, node) -> None:  # noqa: ANN001
+            if node.value is not None and self.scope.kind == "function":
+                self.returns.append((node, self.scope, tuple(self._suites)))
+
         def visit_Call(self, node) -> None:  # noqa: ANN001
             self.calls.append((node, self.scope, tuple(self._suites)))
             # A callee may change what it is handed; launchers and `**` unpacking do not.
@@ -597,6 +602,7 @@ class _Doc:
         self._appends: dict[int, _Statements] = {}
         index = _indexer(self)
         self.calls = index.calls
+        self.returns = index.returns
         self.parent_call = index.parent_call
         self.module_scope = index.module
         _resolve_uses(self.module_scope, index.scopes)
@@ -1418,6 +1424,7 @@ def find_launches(
     doc = _Doc(source, table, release, model_lookup)
     finder = _Finder(doc)
     launches = [launch for call, scope, blocks in doc.calls for launch in finder.launches(call, scope, blocks)]
+    launches += [launch for ret, scope, blocks in doc.returns for launch in finder.returned(ret, scope, blocks)]
     launches.sort(key=lambda launch: launch.span.start)
     return launches
 
@@ -1432,6 +1439,15 @@ class _Finder:
         doc = self.doc
         return Launch.read(args, doc.table, span, form, release=doc.release, model_lookup=doc.model_lookup,
                            wrappers=wrappers)
+
+    def returned(self, node, scope: _Scope, blocks: tuple[int, ...]) -> list[Launch]:  # noqa: ANN001
+        """An argv list a helper function builds and returns (`return cmd`), read where it is returned:
+        the caller runs it. What a call of the helper does with it after is the caller's."""
+        value = node.value
+        if not isinstance(value, (self.cst.Name, self.cst.List, self.cst.Tuple, self.cst.BinaryOperation)):
+            return []
+        at = _At(scope, self.doc.span(node).start, blocks)
+        return self.launch_from_argv(node, self.reader.argv(value, scope, at))
 
     def launches(self, call, scope: _Scope, blocks: tuple[int, ...]) -> list[Launch]:  # noqa: ANN001
         doc = self.doc
