@@ -243,3 +243,17 @@ def test_python_argv_list_returned_by_a_helper() -> None:
     (launch,) = load(FORMATS["python"]).find_launches(Source(text), table(None))
     assert launch.written_dests() is None  # the loop may add any flag
     assert check("python", text) == (["invalid-choice"], text.replace('"FA3"', '"fa3"'))
+
+
+def test_yaml_command_keys_of_other_tools() -> None:
+    text = dedent(f"""\
+        frameworks:
+          sglang:
+            server_command: python -m sglang.launch_server {NEAR}
+            base_server_flags:
+              model_path: moonshotai/Kimi-K2.5
+            test_command: pytest -q
+        """)
+    (launch,) = load(FORMATS["yaml"]).find_launches(Source(text), table(None))
+    assert launch.written_dests() is None  # the tool adds its own flags: no finding about a missing --model-path
+    assert check("yaml", text) == (["invalid-choice"], text.replace("FA3", "fa3"))

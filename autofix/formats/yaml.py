@@ -45,6 +45,8 @@ SCRIPT_KEYS = frozenset(
     "run script before_script after_script setup shell cmd cmds commands "
     "ansible.builtin.shell ansible.builtin.command".split()
 )
+# A tool's own key for a command string: `server_command:`, `launch-cmd:`, `start_command:`.
+COMMAND_KEY = re.compile(r"[A-Za-z0-9]+[_-](?:command|cmd)\Z", re.IGNORECASE)
 TEMPLATE_WORD = "${_autofix_template}"  # unknown to the shell reader: a template's output
 
 
@@ -406,10 +408,11 @@ class _Finder:
             self.argv(parts, frozen)
             handled.update(id(v) for _, v in parts)
         for name, key, value in entries:
-            if name not in SCRIPT_KEYS or id(value) in handled:
+            if id(value) in handled or name not in SCRIPT_KEYS and not COMMAND_KEY.match(name or ""):
                 continue
             if kind(value) == "scalar":
-                self.script(value, key.start_mark.index, frozen, words=False)
+                self.script(value, key.start_mark.index, frozen, words=False,
+                            opener=None if name in SCRIPT_KEYS else key)
                 handled.add(id(value))
             elif kind(value) == "list":
                 for item in value.value:
@@ -460,8 +463,13 @@ class _Finder:
         elif isinstance(found, Entry):
             self.launch(argv[found.index:], Span(doc.base + host, doc.base + end), found.form, found.wrappers)
 
-    def script(self, node, host: int, frozen: bool, words: bool, wrappers: tuple[str, ...] = ()) -> None:  # noqa: ANN001
-        """Shell in a scalar: parsed on its own, mapped back to the file."""
+    def script(self, node, host: int, frozen: bool, words: bool, wrappers: tuple[str, ...] = (),  # noqa: ANN001
+               opener=None) -> None:  # noqa: ANN001
+        """Shell in a scalar: parsed on its own, mapped back to the file.
+
+        opener: the key of a tool's own command setting (`server_command:`); the tool
+        may add flags of its own to the command, which is then open after its last word.
+        """
         doc = self.doc
         written = doc.written(node)
         if written is None or "sglang" not in written.value:
@@ -480,6 +488,8 @@ class _Finder:
             if frozen:
                 launch = launch.reread([replace(a, container=None, editable=False) for a in launch.args])
             launch.wrappers = (*wrappers, *launch.wrappers)
+            if opener is not None:
+                launch = launch.reread([*launch.args, Arg(None, doc.span(opener), splat=True)])
             self.launches.append(launch)
 
 
