@@ -342,3 +342,33 @@ def test_the_readme_example_is_what_the_view_prints(monkeypatch: pytest.MonkeyPa
     shown = block.split("```\n", 1)[1].rsplit("```\n", 1)[0]
     result = invoke("examples/launch.sh")
     assert result.exit_code == 0 and result.stdout == shown
+
+
+SHAPES = {
+    "docker.sh": ("docker run --name sglang -e HF_TOKEN=$HF_TOKEN $IMAGE python3 -m sglang.launch_server "
+                  "--model-path m --port $PORT \"$@\"\n"),
+    "kept.sh": 'CMD="python -m sglang.launch_server --model-path m"\neval "$CMD"\n',
+    "here.sh": "ssh box bash -s <<'EOF'\nnohup sglang serve Qwen/Qwen3-8B --tp 2 &\nEOF\n",
+    "job.yaml": "command: [bash, -lc, 'python3 -m sglang_router.launch_server --model-path m --dp 2']\n",
+    "Dockerfile": "FROM x\nRUN <<EOF\ntimeout 1h python3 -m sglang.launch_server --model-path m\nEOF\n",
+    "build.py": ("def cmd(extra):\n    return ['python', '-m', 'sglang.launch_server', '--model-path', 'm', *extra]\n"
+                 "# uses sglang\n"),
+}
+
+
+def test_every_shape_is_shown_with_its_entry_point_wrappers_and_pass_throughs(tree: Path) -> None:
+    for name, text in SHAPES.items():
+        write(tree / name, text)
+    shown = {entry["path"]: entry["launches"] for entry in view(*SHAPES)}
+    seen = {path: [(l["form"], l["wrappers"], [p["written"] for p in l["passthroughs"]]) for l in launches]
+            for path, launches in shown.items()}
+    assert seen == {
+        "docker.sh": [("launch_server", ["docker run"], ['"$@"'])],
+        "kept.sh": [("launch_server", ["$CMD"], [])],
+        "here.sh": [("serve", ["ssh", "bash", "nohup"], [])],
+        "job.yaml": [("router", ["bash"], [])],
+        "Dockerfile": [("launch_server", ["timeout"], [])],
+        "build.py": [("launch_server", [], ["extra"])],
+    }
+    port = next(f for f in shown["docker.sh"][0]["flags"] if f["dest"] == "port")
+    assert (port["value"], port["written"]) == (None, "--port $PORT")  # unknown, and that flag's alone

@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from autofix.command import Entry, Script, recognise
+from autofix.command import MODULES, Entry, Script, recognise
 from autofix.edits import Edit
 from autofix.embed import Embedding
 from autofix.knowledge.options import Option, OptionTable
@@ -104,6 +104,9 @@ def _may_launch(text: str) -> bool:
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
             if name in _LAUNCH_CALLS:
+                return True
+        elif isinstance(node, (ast.List, ast.Tuple)):  # an argv list, perhaps returned by a helper
+            if any(isinstance(e, ast.Constant) and e.value in MODULES for e in node.elts):
                 return True
     return False
 
