@@ -197,8 +197,9 @@ class _Checker:
 def check_stdin(run: Run, name: str) -> None:
     """Check the text on stdin as a file named name; with --fix, write the fixed text to stdout."""
     from autofix.analysis import Outcome, check, decode
-    from autofix.files import ModelLookup, neighbour_release
+    from autofix.files import neighbour_release
     from autofix.formats import detect
+    from autofix.modelconfigs import ModelLookup
     from autofix.pipeline import Settings
 
     run.stdin = True

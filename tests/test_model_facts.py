@@ -18,6 +18,7 @@ import oracle
 from autofix.knowledge.modelfacts import (
     EXPERTS_USE_INTERMEDIATE_SIZE, ModelFacts, Quantization, context_length, derive, describe, text_config,
 )
+from autofix.knowledge.models import resolve_model
 
 CONFIGS = Path(__file__).resolve().parent / "data" / "model-configs"
 SGLANG_SIDE = Path(__file__).resolve().with_name("sglang_model_facts.py")
@@ -65,6 +66,12 @@ def test_every_real_config_is_listed_with_its_source() -> None:
     folders = sorted(p.name for p in CONFIGS.iterdir() if p.is_dir())
     assert folders == sorted(EXPECTED)
     assert all(f"`{name}/config.json`" in readme for name in folders)
+
+
+def test_mla_comes_from_sglangs_table_per_release() -> None:
+    deepseek, qwen = _real("deepseek-ai--DeepSeek-V3"), _real("Qwen--Qwen3-8B")
+    assert resolve_model("/ckpt/a", lambda path: deepseek, "0.5.23").mla is True
+    assert resolve_model("/ckpt/b", lambda path: qwen, "0.5.17").mla is False
 
 
 # -- get_hf_text_config --------------------------------------------------------------
@@ -199,6 +206,7 @@ def test_describe_is_json_data() -> None:
     assert shown["quantization"] == {"method": "fp8", "weight_block_size": [128, 128], "fmt": "e4m3"}
     assert (shown["mla"], shown["kv_lora_rank"]) == (True, 512)
     assert describe(None) == {"source": None, "mla": None}
+    assert resolve_model("/ckpt/x", lambda path: _real("Qwen--Qwen3-8B")).describe()["head_dim"] == 128
 
 
 # -- SGLang's own derivation, on the same files -------------------------------------
@@ -245,6 +253,7 @@ def test_sglang_derives_the_same(release: str, tmp_path: Path) -> None:
         if theirs["moe_intermediate_size"] is None and theirs["architecture"] in EXPERTS_USE_INTERMEDIATE_SIZE:
             theirs["moe_intermediate_size"] = theirs["intermediate_size"]  # what their FusedMoE is given
         assert mine == {key: theirs[key] for key in COMPARED}, folder.name
+        assert resolve_model(str(folder), lambda path: facts, release).mla is theirs["mla"], folder.name
         quantization = facts.quantization
         assert (quantization and quantization.method, quantization and quantization.weight_block_size) == (
             theirs["quant_method"], tuple(theirs["weight_block_size"]) if theirs["weight_block_size"] else None
