@@ -78,7 +78,8 @@ class Analyser:
         effective = self.resolver.effective(path)  # the nearest configuration's, or --config's
         settings = Settings(
             effective.fixers_for(path), effective.release, self.releases[str(folder)], effective.unsafe,
-            ModelLookup(folder, self.roots, self.models), ConfigReader(folder, self.roots), only_config, gpu=effective.gpu,
+            ModelLookup(folder, self.roots, self.models, effective.fetch_model_config),
+            ConfigReader(folder, self.roots), only_config, gpu=effective.gpu,
             unused_suppressions=effective.reports_unused_for(path),
         )
         return decode(name, data, spec, settings)

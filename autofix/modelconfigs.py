@@ -2,8 +2,7 @@
 
 SGLang serves a model path that exists on disk from that folder, and any other
 from the Hugging Face Hub (through the local cache first). autofix reads, in
-that order, only ever read-only, at most CONFIG_JSON_LIMIT bytes, and never
-from the network:
+that order and only ever read-only and at most CONFIG_JSON_LIMIT bytes:
 
 1. a local model folder's config.json, relative to the launch file's folder,
    then the working directory, when it is inside the scanned tree or the
@@ -12,10 +11,14 @@ from the network:
    folder as huggingface_hub finds it (`$HF_HUB_CACHE`, `$HF_HOME/hub`,
    `~/.cache/huggingface/hub`), `models--org--name/snapshots/<refs/main>/config.json`
    (the only snapshot, without refs/main), followed as a symlink only into
-   that model's own `blobs` folder.
+   that model's own `blobs` folder;
+3. only with `--fetch-model-config` (or `fetch-model-config = true`): the
+   Hub's config.json alone, through huggingface_hub's `hf_hub_download` into
+   that same cache (honouring `HF_ENDPOINT`; never with `HF_HUB_OFFLINE`).
 
-A failure anywhere (no file, a refused path, a broken config) means the facts
-are unknown, never an error. Each config is read once per run.
+A failure anywhere (no file, a refused path, a network error, a repository
+the Hub does not have) means the facts are unknown, never an error. Each
+config is read once per run.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ CONFIG_JSON_LIMIT = 1 << 20
 # A Hub repository id as huggingface_hub's validate_repo_id accepts it (no "--", no "..").
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}(/[\w.-]{1,96})?")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
+_TRUE = frozenset({"1", "ON", "YES", "TRUE"})  # huggingface_hub's ENV_VARS_TRUE_VALUES
 
 
 def hub_cache(environ: Mapping[str, str] | None = None) -> Path:
@@ -54,6 +58,8 @@ class ModelSources:
     def __init__(self, environ: Mapping[str, str] | None = None):
         env = os.environ if environ is None else environ
         self.cache = hub_cache(env)
+        self.endpoint = env.get("HF_ENDPOINT") or None
+        self.offline = any(env.get(name, "").upper() in _TRUE for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
         self._read: dict[tuple[str, ...], ModelFacts | None] = {}
 
     def local(self, config: Path, roots: Sequence[Path]) -> ModelFacts | None:
@@ -69,11 +75,15 @@ class ModelSources:
             self._read[key] = _facts(resolved, str(config))
         return self._read[key]
 
-    def hub(self, repo_id: str) -> ModelFacts | None:
-        """The cache's config.json of a Hub repository."""
+    def hub(self, repo_id: str, fetch: bool) -> ModelFacts | None:
+        """The cache's config.json of a Hub repository; with fetch, the Hub's when the cache has none."""
         key = ("hub", repo_id)
         if key not in self._read:
             self._read[key] = self._cached(repo_id)
+        if self._read[key] is None and fetch and ("fetched", repo_id) not in self._read:
+            self._read[("fetched", repo_id)] = None
+            if self._download(repo_id):
+                self._read[key] = self._cached(repo_id)
         return self._read[key]
 
     def _cached(self, repo_id: str) -> ModelFacts | None:
@@ -110,6 +120,29 @@ class ModelSources:
         found = [s for s in snapshots.iterdir() if (s / "config.json").exists()] if snapshots.is_dir() else []
         return found[0] if len(found) == 1 else None
 
+    def _download(self, repo_id: str) -> bool:
+        """config.json alone, from the Hub into the cache; False when it could not be had.
+
+        huggingface_hub's telemetry is off (it would also ask the Hub for its list of agent
+        harnesses), and so are its progress bars and warnings: autofix prints its own output only.
+        An unreachable Hub costs what huggingface_hub's retries take, once a model a run.
+        """
+        if self.offline:
+            return False
+        try:
+            from huggingface_hub import constants, hf_hub_download
+            from huggingface_hub.utils import disable_progress_bars, logging
+        except ImportError:
+            return False
+        constants.HF_HUB_DISABLE_TELEMETRY = True
+        disable_progress_bars()
+        logging.set_verbosity_error()
+        try:
+            hf_hub_download(repo_id, "config.json", cache_dir=self.cache, endpoint=self.endpoint)
+        except Exception:  # noqa: BLE001 - no network, no such repository, a gated one: unknown
+            return False
+        return True
+
 
 class ModelLookup:
     """The facts of a launch's model path, as resolve_model asks for them (see the module's order).
@@ -118,10 +151,12 @@ class ModelLookup:
     only inside the roots, and the Hub is not asked for it.
     """
 
-    def __init__(self, launch_dir: Path, roots: Sequence[Path], sources: ModelSources | None = None):
+    def __init__(self, launch_dir: Path, roots: Sequence[Path], sources: ModelSources | None = None,
+                 fetch: bool = False):
         self.launch_dir = launch_dir
         self.roots = resolved_roots(os.getcwd(), tuple(roots))
         self.sources = sources if sources is not None else ModelSources()
+        self.fetch = fetch
 
     def __call__(self, model_path: str) -> ModelFacts | None:
         if not model_path or "\x00" in model_path:
@@ -136,7 +171,7 @@ class ModelLookup:
         except (OSError, ValueError):  # a name too long for the file system, say: not a folder
             pass
         if _REPO_ID.fullmatch(model_path) and "--" not in model_path and ".." not in model_path:
-            return self.sources.hub(model_path)
+            return self.sources.hub(model_path, self.fetch)
         return None
 
 

@@ -61,8 +61,8 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-def lookup(tmp_path: Path) -> ModelLookup:
-    return ModelLookup(tmp_path, [tmp_path], ModelSources())
+def lookup(tmp_path: Path, fetch: bool = False) -> ModelLookup:
+    return ModelLookup(tmp_path, [tmp_path], ModelSources(), fetch=fetch)
 
 
 def test_cached_config_gives_the_facts(cache: Path, tmp_path: Path, no_network: list[str]) -> None:
@@ -204,3 +204,24 @@ def test_each_config_is_read_once_a_run(cache: Path, tmp_path: Path, monkeypatch
 def test_cache_folder_is_found_as_huggingface_hub_finds_it(environ: dict, expected: str) -> None:
     assert hub_cache(environ) == Path(expected)
 
+
+# -- the configuration key and the flag ----------------------------------------------
+
+
+def test_fetch_key_must_be_a_boolean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".autofix.toml").write_text('fetch-model-config = "yes"\n')
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["."])
+    assert result.exit_code == 2
+    assert "`fetch-model-config` must be true or false" in result.output
+
+
+def test_fetch_without_huggingface_hub_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "huggingface_hub" else real(name, *a))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["--fetch-model-config", "."])
+    assert result.exit_code == 2
+    assert "pip install 'autofix[hub]'" in result.output
