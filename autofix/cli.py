@@ -290,11 +290,13 @@ def _show_launches(resolver: Resolver, targets: list[Path], fmt: str, force_excl
 
 
 def _show_settings(resolver: Resolver, targets: list[Path], fmt: str) -> int:
-    """--show-settings: the configuration each target is checked with."""
+    """--show-settings: the configuration each target is checked with, and where model configs are read."""
     from autofix.config import show_text
+    from autofix.modelconfigs import ModelSources
 
+    sources = ModelSources().show()
     try:
-        shown = [resolver.effective(target).show(target) for target in targets]
+        shown = [{**resolver.effective(target).show(target), "model-configs": sources} for target in targets]
     except ConfigError as exc:
         click.echo(f"autofix: {exc}", err=True)
         return EXIT_ERROR

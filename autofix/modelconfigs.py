@@ -62,6 +62,16 @@ class ModelSources:
         self.offline = any(env.get(name, "").upper() in _TRUE for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
         self._read: dict[tuple[str, ...], ModelFacts | None] = {}
 
+    def show(self) -> dict[str, object]:
+        """What --show-settings says of where model configs are read (beside local folders inside the
+        checked tree or the working directory)."""
+        return {
+            "hf-cache": str(self.cache),
+            "hf-cache-found": self.cache.is_dir(),
+            "hf-endpoint": self.endpoint,
+            "hf-hub-offline": self.offline,
+        }
+
     def local(self, config: Path, roots: Sequence[Path]) -> ModelFacts | None:
         """A local model folder's config.json, when it is inside one of roots."""
         try:

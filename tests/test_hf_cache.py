@@ -205,7 +205,32 @@ def test_cache_folder_is_found_as_huggingface_hub_finds_it(environ: dict, expect
     assert hub_cache(environ) == Path(expected)
 
 
-# -- the configuration key and the flag ----------------------------------------------
+# -- what --show-settings says of them ------------------------------------------------
+
+
+def _shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *options: str) -> dict:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["--show-settings", "--format", "json", *options, "."])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)[0]
+
+
+def test_show_settings_names_the_model_config_sources(cache: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    shown = _shown(tmp_path, monkeypatch)
+    assert shown["model-configs"]["hf-cache"] == str(cache)
+    assert (shown["model-configs"]["hf-cache-found"], shown["fetch-model-config"]) == (True, False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "absent"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    shown = _shown(tmp_path, monkeypatch, "--fetch-model-config")
+    assert (shown["model-configs"]["hf-cache-found"], shown["model-configs"]["hf-hub-offline"]) == (False, True)
+    assert shown["fetch-model-config"] is True
+
+
+def test_fetch_from_the_configuration_is_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".autofix.toml").write_text("fetch-model-config = true\n")
+    shown = _shown(tmp_path, monkeypatch)
+    assert (shown["fetch-model-config"], shown["settings"]["fetch-model-config"]) == (True, True)
 
 
 def test_fetch_key_must_be_a_boolean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
