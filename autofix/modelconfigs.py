@@ -23,6 +23,7 @@ config is read once per run.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -70,6 +71,7 @@ class ModelSources:
             "hf-cache-found": self.cache.is_dir(),
             "hf-endpoint": self.endpoint,
             "hf-hub-offline": self.offline,
+            "huggingface-hub-installed": importlib.util.find_spec("huggingface_hub") is not None,
         }
 
     def local(self, config: Path, roots: Sequence[Path]) -> ModelFacts | None:
@@ -97,12 +99,12 @@ class ModelSources:
         return self._read[key]
 
     def _cached(self, repo_id: str) -> ModelFacts | None:
-        config = self._snapshot_config(repo_id)
-        return _facts(config, str(config)) if config is not None else None
+        found = self._snapshot_config(repo_id)
+        return _facts(found[1], str(found[0])) if found is not None else None
 
-    def _snapshot_config(self, repo_id: str) -> Path | None:
-        """The cached config.json of repo_id, or None; never a path that leaves the model's cache folder
-        (its snapshots, or through a symlink its blobs)."""
+    def _snapshot_config(self, repo_id: str) -> tuple[Path, Path] | None:
+        """The cached config.json of repo_id and the file it resolves to, or None; never a file outside
+        the model's cache folder (its snapshots, or through a symlink its blobs)."""
         try:
             root = Path(os.path.realpath(self.cache))
             repo = root / ("models--" + repo_id.replace("/", "--"))
@@ -116,7 +118,7 @@ class ModelSources:
         except (OSError, ValueError):
             return None
         if resolved.is_relative_to(repo / "blobs") or (resolved == config and not config.is_symlink()):
-            return config
+            return config, resolved
         return None
 
     @staticmethod

@@ -225,6 +225,7 @@ def test_show_settings_names_the_model_config_sources(cache: Path, tmp_path: Pat
     shown = _shown(tmp_path, monkeypatch, "--fetch-model-config")
     assert (shown["model-configs"]["hf-cache-found"], shown["model-configs"]["hf-hub-offline"]) == (False, True)
     assert shown["fetch-model-config"] is True
+    assert shown["model-configs"]["huggingface-hub-installed"] is True  # the test extra installs it
 
 
 def test_fetch_from_the_configuration_is_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
