@@ -30,7 +30,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from autofix.files import read_regular, resolved_roots
+from autofix.files import display, read_regular, resolved_roots
 from autofix.knowledge.modelfacts import ModelFacts, derive
 
 __all__ = ["CONFIG_JSON_LIMIT", "ModelLookup", "ModelSources", "hub_cache"]
@@ -84,7 +84,7 @@ class ModelSources:
             return None
         key = ("local", str(resolved))
         if key not in self._read:
-            self._read[key] = _facts(resolved, str(config))
+            self._read[key] = _facts(resolved, display(config))
         return self._read[key]
 
     def hub(self, repo_id: str, fetch: bool) -> ModelFacts | None:

@@ -157,18 +157,20 @@ def context_length(text: Mapping) -> int | None:
 
 
 def describe(facts: ModelFacts | None, mla: bool | None = None) -> dict[str, object]:
-    """The facts as plain JSON data, for views of what autofix knew (`source` None: nothing was found)."""
-    if facts is None:
-        return {"source": None, "mla": mla}
-    shown = {field.name: getattr(facts, field.name) for field in dataclasses.fields(facts)}
-    shown["mla"] = mla
-    quantization = facts.quantization
+    """The facts as plain JSON data, for views of what autofix knew: the architecture and MLA first,
+    then every other fact, where they came from last; None is unknown (all of them: nothing was found)."""
+    shown: dict[str, object] = {"architecture": facts.architecture if facts else None, "mla": mla}
+    for field in dataclasses.fields(ModelFacts):
+        if field.name not in ("architecture", "source"):
+            shown[field.name] = getattr(facts, field.name) if facts else None
+    quantization = facts.quantization if facts else None
     if quantization is not None:
         shown["quantization"] = {
             "method": quantization.method,
             "weight_block_size": list(quantization.weight_block_size) if quantization.weight_block_size else None,
             "fmt": quantization.fmt,
         }
+    shown["source"] = facts.source if facts else None
     return shown
 
 

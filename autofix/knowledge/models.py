@@ -123,8 +123,8 @@ class ModelInfo:
         return False if self.known else None
 
     def describe(self) -> dict[str, object]:
-        """What autofix knew of the model, as plain JSON data."""
-        return describe(self.facts, self.mla)
+        """What autofix knew of the model, as plain JSON data (see modelfacts.describe)."""
+        return {**describe(self.facts, self.mla), "architecture": self.architecture}
 
 
 @functools.cache
