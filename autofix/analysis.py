@@ -12,6 +12,7 @@ from pathlib import Path
 
 from autofix.config import Resolver
 from autofix.formats import FormatSpec
+from autofix.modelconfigs import ModelLookup, ModelSources
 from autofix.pipeline import Result, Settings, fix_text
 from autofix.source import DecodeError, Source
 
@@ -45,6 +46,7 @@ class Analyser:
         self.resolver = resolver
         self.roots = list(dict.fromkeys(roots))  # a run naming many files in one folder names it once
         self.releases: dict[str, str | None] = {}  # a folder's neighbour release, looked up once
+        self.models = ModelSources()  # each model config read once a run
 
     def screen(self, path: Path) -> tuple[Outcome | None, bytes]:
         """The prefilter, in the run's process: one read and one search per file.
@@ -63,7 +65,7 @@ class Analyser:
 
     def prepare(self, path: Path, name: str, only_config: str | None = None,
                 alone: bool = False) -> Prepared | Outcome:
-        from autofix.files import ConfigReader, ModelLookup, neighbour_release
+        from autofix.files import ConfigReader, neighbour_release
 
         outcome, data, spec = _read(path)
         if outcome is not None or spec is None:
@@ -76,7 +78,8 @@ class Analyser:
         effective = self.resolver.effective(path)  # the nearest configuration's, or --config's
         settings = Settings(
             effective.fixers_for(path), effective.release, self.releases[str(folder)], effective.unsafe,
-            ModelLookup(folder, self.roots), ConfigReader(folder, self.roots), only_config, gpu=effective.gpu,
+            ModelLookup(folder, self.roots, self.models, effective.fetch_model_config),
+            ConfigReader(folder, self.roots), only_config, gpu=effective.gpu,
             unused_suppressions=effective.reports_unused_for(path),
         )
         return decode(name, data, spec, settings)

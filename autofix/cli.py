@@ -7,6 +7,7 @@ printed); 2 usage error, unreadable or unparsable file, internal error.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -56,6 +57,8 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--coverage", "show_coverage", is_flag=True, help="Print how many of each release's catalogue errors "
               "the selected fixers report, per class, and list the others for --sglang-version (default: newest).")
 @click.option("--stdin-filename", help="The name of the file read from stdin ('-').")
+@click.option("--fetch-model-config", is_flag=True, help="Ask the Hugging Face Hub for the config.json of a "
+              "model the local cache lacks (needs huggingface_hub; honours HF_ENDPOINT and HF_HUB_OFFLINE).")
 @click.option("--gpu", metavar="NAME", help="The GPU the launches run on (h100, b200, mi300x, ...); enables GPU rules.")
 @click.option("--from-log", metavar="FILE", help="Name the fixers for the errors in an SGLang log ('-': stdin); "
               "with PATHS, check them with those fixers only.")
@@ -82,6 +85,7 @@ def main(
     list_fixers: bool,
     show_coverage: bool,
     stdin_filename: str | None,
+    fetch_model_config: bool,
     gpu: str | None,
     from_log: str | None,
     jobs: int,
@@ -99,7 +103,8 @@ def main(
             sglang_version = checked_as(sglang_version)
     try:
         resolver = Resolver(config_file, Overrides(tuple(_codes(select)), tuple(_codes(extend_select)),
-                                                   tuple(_codes(ignore)), sglang_version, unsafe_fixes, gpu))
+                                                   tuple(_codes(ignore)), sglang_version, unsafe_fixes, gpu,
+                                                   fetch_model_config))
         config = resolver.for_dir(Path.cwd())
         resolver.effective(Path.cwd())  # its errors name the file before anything runs
     except ConfigError as exc:
@@ -131,6 +136,8 @@ def main(
         raise click.UsageError("--diff and --fix are exclusive")
     if add_ignore and (diff_mode or fix_mode):
         raise click.UsageError("--add-ignore cannot be combined with --diff or --fix")
+    if fetch_model_config and importlib.util.find_spec("huggingface_hub") is None:
+        raise click.UsageError("--fetch-model-config needs huggingface_hub: pip install 'autofix[hub]'")
     if show_settings:
         sys.exit(_show_settings(resolver, list(paths) or [Path(".")], fmt))
     if show_launches and (diff_mode or fix_mode or add_ignore):
@@ -283,11 +290,13 @@ def _show_launches(resolver: Resolver, targets: list[Path], fmt: str, force_excl
 
 
 def _show_settings(resolver: Resolver, targets: list[Path], fmt: str) -> int:
-    """--show-settings: the configuration each target is checked with."""
+    """--show-settings: the configuration each target is checked with, and where model configs are read."""
     from autofix.config import show_text
+    from autofix.modelconfigs import ModelSources
 
+    sources = ModelSources().show()
     try:
-        shown = [resolver.effective(target).show(target) for target in targets]
+        shown = [{**resolver.effective(target).show(target), "model-configs": sources} for target in targets]
     except ConfigError as exc:
         click.echo(f"autofix: {exc}", err=True)
         return EXIT_ERROR

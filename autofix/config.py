@@ -26,7 +26,7 @@ __all__ = [
 
 KEYS = frozenset({
     "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "sglang-version",
-    "unsafe-fixes", "gpu",
+    "unsafe-fixes", "gpu", "fetch-model-config",
 })
 # In one folder, the first of these that holds autofix settings is its configuration.
 CONFIG_NAMES = (".autofix.toml", "pyproject.toml")
@@ -54,6 +54,7 @@ class Config:
     sglang_version: str | None = None
     unsafe_fixes: bool = False
     gpu: str | None = None  # a GPU name (autofix.knowledge.gpus), as written
+    fetch_model_config: bool = False  # ask the Hub for a model's config.json the local cache lacks
     base: Path | None = None  # the folder its patterns are relative to; None: the file's folder
 
     @property
@@ -106,6 +107,7 @@ class Config:
             "sglang-version": self.sglang_version,
             "unsafe-fixes": self.unsafe_fixes,
             "gpu": self.gpu,
+            "fetch-model-config": self.fetch_model_config,
         }
 
 
@@ -200,9 +202,10 @@ def load_config(path: Path | None) -> Config:
     gpu = table.get("gpu")
     if gpu is not None and not isinstance(gpu, str):
         raise ConfigError(f"{path}: `gpu` must be a string")
-    unsafe = table.get("unsafe-fixes", False)
-    if not isinstance(unsafe, bool):
-        raise ConfigError(f"{path}: `unsafe-fixes` must be true or false")
+    flags = {key: table.get(key, False) for key in ("unsafe-fixes", "fetch-model-config")}
+    for key, value in flags.items():
+        if not isinstance(value, bool):
+            raise ConfigError(f"{path}: `{key}` must be true or false")
     return Config(
         path,
         select=words("select"),
@@ -212,8 +215,9 @@ def load_config(path: Path | None) -> Config:
         extend_exclude=words("extend-exclude"),
         per_file_ignores=per_file,
         sglang_version=version,
-        unsafe_fixes=unsafe,
+        unsafe_fixes=flags["unsafe-fixes"],
         gpu=gpu,
+        fetch_model_config=flags["fetch-model-config"],
     )
 
 
@@ -302,6 +306,7 @@ class Overrides:
     sglang_version: str | None = None
     unsafe_fixes: bool = False
     gpu: str | None = None  # --gpu
+    fetch_model_config: bool = False  # --fetch-model-config
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +319,7 @@ class Effective:
     unsafe: bool
     unused_suppressions: bool  # AF100 is selected
     gpu: object = None  # autofix.knowledge.gpus.Gpu: --gpu, else the configuration's `gpu`; None: GPU rules off
+    fetch_model_config: bool = False  # --fetch-model-config, or the configuration's `fetch-model-config`
 
     def fixers_for(self, path: Path) -> Sequence:
         """The fixers for one file: the selected ones less its per-file-ignores (the selection
@@ -339,6 +345,7 @@ class Effective:
             "release": self.release,  # None: detected per launch
             "gpu": getattr(self.gpu, "name", None),
             "unsafe": self.unsafe,
+            "fetch-model-config": self.fetch_model_config,
             "settings": self.config.settings(),
         }
 
@@ -392,4 +399,5 @@ def _effective(config: Config, overrides: Overrides, only: set[str] | None) -> E
         overrides.unsafe_fixes or config.unsafe_fixes,
         unused,
         gpu,
+        overrides.fetch_model_config or config.fetch_model_config,
     )

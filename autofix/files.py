@@ -1,11 +1,11 @@
 """The file system edge: which files to check, reading them, writing them atomically,
-and what the files beside a launch say (a pinned SGLang release, a model's config.json).
+and what the files beside a launch say (a pinned SGLang release). A model's config.json:
+autofix.modelconfigs.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import stat
@@ -19,12 +19,11 @@ from autofix.pipeline import Linked, config_references, release_in_text
 from autofix.source import DecodeError, Source
 
 __all__ = [
-    "Candidate", "ConfigIndex", "ConfigReader", "ModelLookup", "display", "may_be_config", "neighbour_release",
-    "read_regular", "real_path", "walk", "write_atomic",
+    "Candidate", "ConfigIndex", "ConfigReader", "display", "may_be_config", "neighbour_release", "read_regular",
+    "real_path", "resolved_roots", "walk", "write_atomic",
 ]
 
 HEAD_BYTES = 128
-CONFIG_JSON_LIMIT = 1 << 20
 CONFIG_YAML_LIMIT = 1 << 20
 # How many files a search for the launches that read a config file looks at, at most.
 INDEX_LIMIT = 20_000
@@ -286,49 +285,11 @@ def _read_small(path: Path, limit: int = 1 << 20) -> str:
         return ""
 
 
-class ModelLookup:
-    """architectures[0] from a local model folder's config.json.
-
-    A model path is looked up relative to the launch file's folder, then the
-    working directory, and read only when the folder is inside the scanned
-    tree or the working directory, and the file is small.
-    """
-
-    def __init__(self, launch_dir: Path, roots: Sequence[Path]):
-        self.launch_dir = launch_dir
-        self.roots = list(_resolved(os.getcwd(), tuple(roots)))
-
-    def __call__(self, model_path: str) -> str | None:
-        if not model_path or "\x00" in model_path:
-            return None
-        for base in (self.launch_dir, Path.cwd()):
-            found = _architecture(base / model_path / "config.json", tuple(self.roots))
-            if found:
-                return found
-        return None
-
-
 @functools.lru_cache(maxsize=16)
-def _resolved(cwd: str, roots: tuple[Path, ...]) -> tuple[Path, ...]:  # noqa: ARG001 - cwd: part of the key
+def resolved_roots(cwd: str, roots: tuple[Path, ...]) -> tuple[Path, ...]:  # noqa: ARG001 - cwd: part of the key
     """The folders, resolved (relative ones from cwd), each once: every launch file of a run asks
     for the same ones, and a run naming a thousand files has a thousand."""
     return tuple(dict.fromkeys(r.resolve() for r in roots))
-
-
-def _architecture(config: Path, roots: tuple[Path, ...]) -> str | None:
-    try:
-        resolved = config.resolve()
-        if not any(resolved.is_relative_to(root) for root in roots):
-            return None
-        if not resolved.is_file() or resolved.stat().st_size > CONFIG_JSON_LIMIT:
-            return None
-        data = json.loads(read_regular(resolved, CONFIG_JSON_LIMIT + 1).decode("utf-8"))
-    except (OSError, ValueError, RuntimeError):
-        return None
-    archs = data.get("architectures") if isinstance(data, dict) else None
-    if isinstance(archs, list) and archs and isinstance(archs[0], str):
-        return archs[0]
-    return None
 
 
 # -- launches split across files: `--config FILE` ----------------------------------------
@@ -361,7 +322,7 @@ class ConfigReader:
 
     def __init__(self, launch_dir: Path, roots: Sequence[Path]):
         self.launch_dir = launch_dir
-        self.roots = _resolved(os.getcwd(), (*roots, Path.cwd()))
+        self.roots = resolved_roots(os.getcwd(), (*roots, Path.cwd()))
 
     def resolve(self, value: str) -> Path | None:
         if not value or "\x00" in value:

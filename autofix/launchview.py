@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import fields, is_dataclass
 from pathlib import Path
 
 from autofix.analysis import NOTHING, Analyser, Outcome, Prepared
@@ -119,8 +118,9 @@ def launch_json(reading: Reading, read: Read) -> dict:
 
 
 def model_json(model: ModelInfo) -> dict[str, object]:
-    """What autofix holds about the model a launch serves: every field of ModelInfo, as it stands."""
-    return {f.name: _plain(getattr(model, f.name)) for f in fields(model)}
+    """What autofix holds about the model a launch serves: its architecture, MLA, every fact of its
+    config and where they came from (ModelInfo.describe; None: unknown)."""
+    return model.describe()
 
 
 def _plain(value: object) -> object:
@@ -128,8 +128,6 @@ def _plain(value: object) -> object:
         return value
     if isinstance(value, (tuple, list, frozenset, set)):
         return [_plain(v) for v in value]
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     return str(value)
 
 
@@ -217,7 +215,9 @@ def _launch_text(path: str, launch: dict) -> list[str]:
     out = [f"{path}:{launch['line']}:{launch['column']}: launch `{launch['form']}`, {release}"]
     if launch["wrappers"]:
         out.append(f"  wrappers: {' > '.join(launch['wrappers'])}")
-    out.append("  model: " + ", ".join(f"{k}={_value(v)}" for k, v in launch["model"].items()))
+    # The architecture and MLA always, the other facts where known.
+    known = [(k, v) for k, v in launch["model"].items() if v is not None or k in ("architecture", "mla")]
+    out.append("  model: " + ", ".join(f"{k}={_value(v)}" for k, v in known))
     if launch["gpu"]:
         out.append(f"  gpu: {launch['gpu']}")
     config = launch["config"]

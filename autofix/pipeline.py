@@ -21,6 +21,7 @@ from autofix.edits import Edit, Fix, choose, splice
 from autofix.fixer import Finding, Fixer
 from autofix.formats import FORMATS, FormatSpec, load
 from autofix.knowledge.gpus import Gpu, gpu_named
+from autofix.knowledge.modelfacts import ModelFacts
 from autofix.knowledge.options import OptionTable, table
 from autofix.knowledge.releases import checked_as, parse_release
 from autofix.model import Launch, Unresolvable
@@ -56,7 +57,7 @@ class Settings:
     release: str | None = None  # --sglang-version
     neighbour_release: str | None = None  # a pin in a file beside this one
     unsafe: bool = False
-    model_lookup: Callable[[str], str | None] | None = None
+    model_lookup: Callable[[str], ModelFacts | None] | None = None  # a model path -> its config's facts
     # A `--config` value as written -> the file it names; None (or no callback): unreadable.
     read_config: Callable[[str], Linked | None] | None = None
     # Check only the launches that read this linked file (by name).

@@ -197,8 +197,9 @@ class _Checker:
 def check_stdin(run: Run, name: str) -> None:
     """Check the text on stdin as a file named name; with --fix, write the fixed text to stdout."""
     from autofix.analysis import Outcome, check, decode
-    from autofix.files import ModelLookup, neighbour_release
+    from autofix.files import neighbour_release
     from autofix.formats import detect
+    from autofix.modelconfigs import ModelLookup
     from autofix.pipeline import Settings
 
     run.stdin = True
@@ -210,7 +211,8 @@ def check_stdin(run: Run, name: str) -> None:
     folder = Path(name).parent.resolve()
     effective = run.resolver.effective(Path(name))  # type: ignore[union-attr]
     settings = Settings(effective.fixers_for(Path(name)), effective.release, neighbour_release(folder),
-                        effective.unsafe, ModelLookup(folder, [Path.cwd()]), gpu=effective.gpu,
+                        effective.unsafe, ModelLookup(folder, [Path.cwd()], fetch=effective.fetch_model_config),
+                        gpu=effective.gpu,
                         unused_suppressions=effective.reports_unused_for(Path(name)))
     prepared = decode(name, data, spec, settings)
     if isinstance(prepared, Outcome):

@@ -14,11 +14,17 @@ with the tests instead of coming one after the other.
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 
 import pytest
 
 import oracle
+
+# No test reads the Hugging Face cache of the machine it runs on (autofix looks models up there):
+# the tests that want one make their own.
+os.environ["HF_HUB_CACHE"] = str(Path(__file__).resolve().parent / "data" / "no-hf-cache")
 
 # Some modules import it as `tests.oracle`, others as `oracle`: one module, so one set of servers.
 sys.modules.setdefault("tests.oracle", oracle)

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import jsonschema
@@ -15,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from autofix.cli import main
+from autofix.knowledge.modelfacts import ModelFacts
 from autofix.knowledge.models import ModelInfo
 from autofix.launchview import model_json
 
@@ -92,7 +92,7 @@ def test_a_pass_through_is_shown_and_leaves_the_model_unknown(tree: Path) -> Non
     (launch,) = launches("serve.sh")
     assert [(p["written"], p["text"], p["column"]) for p in launch["passthroughs"]] == [('"$@"', None, 70)]
     # "$@" after --model-path may set it again: the checks do not know the model.
-    assert launch["model"] == {"architecture": None, "mla": None}
+    assert set(launch["model"].values()) == {None}
 
 
 def test_a_launch_merged_with_its_config_file_names_it(tree: Path) -> None:
@@ -306,18 +306,25 @@ def test_usage_errors(tree: Path, args: list[str]) -> None:
     assert result.exit_code == 2
 
 
-def test_model_json_shows_every_field_the_model_has() -> None:
-    assert model_json(ModelInfo("DeepseekV3ForCausalLM", True)) == {"architecture": "DeepseekV3ForCausalLM",
-                                                                     "mla": True}
+def test_model_json_shows_what_autofix_knew_of_the_model() -> None:
+    known = model_json(ModelInfo("DeepseekV3ForCausalLM", True))
+    assert (known["architecture"], known["mla"], known["source"], known["num_attention_heads"]) == (
+        "DeepseekV3ForCausalLM", True, None, None)
+    facts = ModelFacts("m/config.json", architecture="Qwen3ForCausalLM", num_attention_heads=32)
+    assert model_json(ModelInfo("Qwen3ForCausalLM", False, facts)) == {
+        **known, "architecture": "Qwen3ForCausalLM", "mla": False, "num_attention_heads": 32, "source": "m/config.json"}
 
-    @dataclass(frozen=True)
-    class Grown:  # a ModelInfo with the facts it may come to hold
-        architecture: str | None
-        mla: bool | None
-        source: Path
 
-    assert model_json(Grown(None, None, Path("m/config.json"))) == {  # type: ignore[arg-type]
-        "architecture": None, "mla": None, "source": "m/config.json"}
+def test_a_local_model_config_shows_its_facts_and_where_they_came_from(tree: Path) -> None:
+    write(tree / "ckpt" / "config.json", json.dumps({"architectures": ["Qwen3ForCausalLM"], "num_attention_heads": 32,
+                                                     "hidden_size": 4096, "max_position_embeddings": 40960}))
+    write(tree / "serve.sh", "sglang serve ./ckpt --tp 2\n")
+    (launch,) = launches("serve.sh")
+    assert (launch["model"]["num_key_value_heads"], launch["model"]["context_length"]) == (32, 40960)
+    assert launch["model"]["source"] == "ckpt/config.json"
+    # In text, the facts the config gave (and what SGLang derives from them); not the unknown ones.
+    assert ('  model: architecture="Qwen3ForCausalLM", mla=false, num_attention_heads=32, num_key_value_heads=32, '
+            'head_dim=128, hidden_size=4096, context_length=40960, source="ckpt/config.json"\n') in invoke("serve.sh").stdout
 
 
 def test_the_view_imports_nothing_the_check_does_not(tree: Path) -> None:

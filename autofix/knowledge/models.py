@@ -1,10 +1,12 @@
-"""Which model a launch serves, and whether SGLang treats it as MLA.
+"""Which model a launch serves, what its config says, and whether SGLang treats it as MLA.
 
 SGLang reads `architectures[0]` from the model's config.json. autofix resolves
-a model path in this order: a local folder's config.json (through the lookup
-the caller provides), the table of known Hugging Face ids below, the last path
-component matched against known model families, else unknown. Which
-architectures are MLA is generated from SGLang itself (data/mla-<release>.json).
+a model path in this order: the facts of the model's config.json (through the
+lookup the caller provides: a local folder, the local Hugging Face cache, the
+Hub when asked; see autofix.modelconfigs), the table of known Hugging Face ids
+below, the last path component matched against known model families, else
+unknown. Which architectures are MLA is generated from SGLang itself
+(data/mla-<release>.json).
 
 Sources for the id table: the `architectures` field of each model's published
 config.json, as collected in autofix's SGLang reference (section 4, "Practical
@@ -20,11 +22,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
+from autofix.knowledge.modelfacts import ModelFacts, describe
 from autofix.knowledge.releases import DEFAULT_RELEASE, RELEASES
 
 __all__ = ["KIMI_K3", "ModelInfo", "mla_architectures", "resolve_model"]
 
 KIMI_K3 = "KimiK3ForConditionalGeneration"
+# What ModelFacts.source names when the table below, not a config.json, gave the architecture.
+KNOWN_ID_SOURCE = "autofix's table of known Hugging Face ids (autofix/knowledge/models.py)"
+FAMILY_SOURCE = "the model family the path's last component names (autofix/knowledge/models.py)"
 
 # Hugging Face id -> architectures[0].
 KNOWN_IDS: dict[str, str] = {
@@ -93,10 +99,14 @@ _FAMILIES: tuple[tuple[str, str | None], ...] = (
 
 @dataclass(frozen=True, slots=True)
 class ModelInfo:
-    """architecture: SGLang's architectures[0], when known. mla: None when unknown."""
+    """architecture: SGLang's architectures[0], when known. mla: None when unknown.
+
+    facts: what the model's config.json says (None: no config was found, nor a table entry).
+    """
 
     architecture: str | None
     mla: bool | None
+    facts: ModelFacts | None = None
 
     @classmethod
     def unknown(cls) -> ModelInfo:
@@ -112,6 +122,10 @@ class ModelInfo:
             return self.architecture == KIMI_K3
         return False if self.known else None
 
+    def describe(self) -> dict[str, object]:
+        """What autofix knew of the model, as plain JSON data (see modelfacts.describe)."""
+        return {**describe(self.facts, self.mla), "architecture": self.architecture}
+
 
 @functools.cache
 def _mla_table(release: str) -> dict:
@@ -122,12 +136,6 @@ def _mla_table(release: str) -> dict:
 def mla_architectures(release: str | None = None) -> frozenset[str]:
     """Architectures SGLang serves as MLA in release."""
     return frozenset(_mla_table(release if release in RELEASES else DEFAULT_RELEASE)["mla_architectures"])
-
-
-def conditionally_mla(release: str | None = None) -> frozenset[str]:
-    """Architectures that are MLA only when the checkpoint's config says so (Pixtral, DeepseekVL2)."""
-    table = _mla_table(release if release in RELEASES else DEFAULT_RELEASE)
-    return frozenset(table.get("conditional_mla_architectures", {}))
 
 
 def architecture_of(path: str) -> str | None | bool:
@@ -143,15 +151,33 @@ def architecture_of(path: str) -> str | None | bool:
 
 
 def resolve_model(
-    path: str, lookup: Callable[[str], str | None] | None = None, release: str | None = None
+    path: str, lookup: Callable[[str], ModelFacts | None] | None = None, release: str | None = None
 ) -> ModelInfo:
-    arch: str | None | bool = lookup(path) if lookup is not None else None
-    if not arch:
-        arch = architecture_of(path)
-    if arch is False:
-        return ModelInfo.unknown()
+    """What is known of the model at path; lookup: the facts of its config.json, when one can be read."""
+    facts = lookup(path) if lookup is not None else None
+    arch = facts.architecture if facts is not None else None
     if arch is None:
-        return ModelInfo(None, False)
-    if arch in conditionally_mla(release):
-        return ModelInfo(arch, None)  # type: ignore[arg-type]
-    return ModelInfo(arch, arch in mla_architectures(release))  # type: ignore[arg-type]
+        named = architecture_of(path)
+        if named is False:
+            return ModelInfo(None, None, facts)
+        source = KNOWN_ID_SOURCE if path.strip().rstrip("/") in KNOWN_IDS else FAMILY_SOURCE
+        facts = facts or ModelFacts(source, architecture=named or None)  # type: ignore[arg-type]
+        if named is None:
+            return ModelInfo(None, False, facts)
+        arch = named  # type: ignore[assignment]
+    return ModelInfo(arch, _mla(arch, facts, release), facts)  # type: ignore[arg-type]
+
+
+def _mla(arch: str, facts: ModelFacts, release: str | None) -> bool | None:
+    """Whether SGLang serves arch as MLA; for the architectures MLA only by their checkpoint's config
+    (`_derive_model_shapes`: Pixtral and Bailing NextN with a kv_lora_rank, DeepseekVL2 unless
+    use_mla is false), what the config says, else unknown."""
+    table = _mla_table(release if release in RELEASES else DEFAULT_RELEASE)
+    hints = table.get("conditional_mla_architectures", {}).get(arch)
+    if hints is None:
+        return arch in mla_architectures(release)
+    if "kv_lora_rank" in hints and facts.kv_lora_rank is not None:
+        return True
+    if "use_mla" in hints:
+        return facts.use_mla
+    return None
