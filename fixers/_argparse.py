@@ -65,6 +65,25 @@ def in_config_file(flag: Flag) -> bool:
     return yamlargs is not None and isinstance(flag.name.container, yamlargs.ConfigMapping)
 
 
+def underscore_config(launch: Launch, flag: Flag) -> bool:
+    """Whether flag is a key of a `--config` file written all in underscores, as a fork's are.
+
+    SGLang's own merger refuses `tp_size:`, but some forks read their config
+    files so: a file whose every key that names an option when dashed (two or
+    more of them, `port:` counting for neither spelling) is underscore-spelled
+    is that fork's file, not a slip. One dashed key among them
+    (`mem-fraction-static:` beside `tp_size:`) shows the file is written for
+    SGLang, and its underscore keys are slips.
+    """
+    if not in_config_file(flag):
+        return False
+    container = flag.name.container
+    keys = [f.spelling[2:] for f in launch.flags if f.name.container is container]
+    spelt = [k for k in keys
+             if ("_" in k or "-" in k) and isinstance(launch.table.lookup("--" + k.replace("_", "-")), tuple)]
+    return len(spelt) >= 2 and all("-" not in k for k in spelt)
+
+
 def exact(table: OptionTable, spelling: str) -> Option | None:
     """The option spelled exactly so in table (not by a prefix)."""
     found = table.lookup(spelling)

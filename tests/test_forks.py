@@ -1,9 +1,10 @@
-"""No false alarms from forks of SGLang: their options, measured against real typos.
+"""No false alarms from forks of SGLang: their options, and their config files.
 
 tests/data/near_misses.txt holds the measurement (fork options found in public
 code, older SGLang options, the corpus's unknown options, and typos of each
 kind); unknown-option reports a flag of unknown release only when it is a near
 miss (fixers/_argparse.py `is_near_miss`), and then names the option meant.
+A `--config` file written all in underscores is a fork's format.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from autofix.fixer import select
 from autofix.formats import FORMATS
 from autofix.fixers._argparse import is_near_miss
 from autofix.knowledge.options import all_tables, table
-from autofix.pipeline import Settings, fix_text
+from autofix.pipeline import Linked, Settings, fix_text
 from autofix.source import Source
 
 DATA = Path(__file__).parent / "data" / "near_misses.txt"
@@ -121,3 +122,32 @@ def test_no_option_written_in_the_corpus_is_a_near_miss() -> None:
     unknown = sorted(w for w in written if all(t.lookup(w) is None for t in all_tables()))
     assert len(unknown) > 100
     assert [(w, o) for w in unknown for o in options if is_near_miss(w, o)] == []
+
+
+def with_config(config: str):  # noqa: ANN201
+    """The findings of a script whose launch reads server.yaml, as (code, file, line)."""
+    def read_config(path: str) -> Linked | None:
+        return Linked(path, Source(config)) if path == "server.yaml" else None
+
+    settings = Settings(select(["ALL"]), read_config=read_config)
+    result = fix_text(Source("python -m sglang.launch_server --config server.yaml --port 30000\n"),
+                      FORMATS["shell"], settings)
+    return [(r.fixer.code, r.path, r.line) for r in result.findings]
+
+
+@pytest.mark.parametrize("config", [
+    "model_path: Qwen/Qwen3-8B\ntp_size: 2\nmem_fraction_static: 0.85\nenable_metrics: true\n",
+    "tp_size: 2\nhost: 0.0.0.0\nenable_hip_attention: true\nmem_fraction: 0.8\n",  # a fork's own key, a prefix
+    "tp_size: 2\nport: 30000\nenable-hip-attention: true\nchunked_prefill_size: 4096\n",  # a dashed fork key
+], ids=["options", "fork-key-and-prefix", "dashed-key-of-no-option"])
+def test_config_file_all_in_underscores_is_a_forks_and_gets_no_finding(config: str) -> None:
+    assert with_config(config) == []
+
+
+def test_config_file_with_one_dashed_option_key_reports_its_underscore_keys() -> None:
+    config = "model_path: Qwen/Qwen3-8B\ntp_size: 2\nmem-fraction-static: 0.85\n"
+    assert with_config(config) == [("SGL120", "server.yaml", 1), ("SGL120", "server.yaml", 2)]
+
+
+def test_config_file_with_one_underscore_key_is_a_slip() -> None:
+    assert with_config("tp_size: 2\nport: 30000\nhost: 0.0.0.0\n") == [("SGL120", "server.yaml", 1)]
