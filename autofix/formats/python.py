@@ -1426,10 +1426,51 @@ def find_launches(
         return []
     doc = _Doc(source, table, release, model_lookup)
     finder = _Finder(doc)
-    launches = [launch for call, scope, blocks in doc.calls for launch in finder.launches(call, scope, blocks)]
+    failing = _expected_to_fail(doc)
+    launches = [launch for call, scope, blocks in doc.calls
+                if not any(s.start <= doc.span(call).start < s.end for s in failing)
+                for launch in finder.launches(call, scope, blocks)]
     launches += [launch for ret, scope, blocks in doc.returns for launch in finder.returned(ret, scope, blocks)]
     launches.sort(key=lambda launch: launch.span.start)
     return launches
+
+
+# Tests that expect a call to raise: `with pytest.raises(...)`, `self.assertRaises(...)`.
+_RAISES = frozenset({"pytest.raises", "raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
+
+
+def _expected_to_fail(doc: _Doc) -> list[Span]:
+    """Where a test expects its calls to raise: a launch written there is meant to fail.
+
+    The body of a `with` whose items include `pytest.raises(...)` or
+    `self.assertRaises(...)` / `assertRaisesRegex(...)`, and the arguments of
+    such a call (its callable form, `assertRaises(ValueError, lambda: ...)`).
+    """
+    import libcst as cst
+
+    if "raises" not in doc.text and "Raises" not in doc.text:
+        return []
+
+    def raises(node: object) -> bool:
+        name = _dotted(node.func) if isinstance(node, cst.Call) else ""
+        return name in _RAISES or name.rsplit(".", 1)[-1] in _RAISES - {"raises"}
+
+    class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.spans: list[Span] = []
+
+        def visit_With(self, node) -> None:  # noqa: ANN001
+            if any(raises(item.item) for item in node.items):
+                self.spans.append(doc.span(node.body))
+
+        def visit_Call(self, node) -> None:  # noqa: ANN001
+            if raises(node) and node.args:
+                self.spans.append(Span(doc.span(node.args[0]).start, doc.span(node).end))
+
+    finder = Finder()
+    doc.module.visit(finder)
+    return finder.spans
 
 
 class _Finder:
