@@ -329,7 +329,7 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
     source = unit.current(None)
     release, reads = _read(unit, module, settings)
     checked: list[tuple[Reported, Fix | None]] = []
-    seen: set[tuple[str, int, int]] = set()
+    seen: set[tuple[str, int, int, str | None]] = set()
     used: set[tuple[int, str | None]] = set()  # the suppressions that silenced a finding
     for read in reads:
         if read.prints_help or settings.only_config is not None and read.config != settings.only_config:
@@ -345,12 +345,14 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
                 findings += [conditional(f, launch, source.text) for f in _run(fx, shut)
                              if (f.at, f.message) not in known and on_written_flag(f, shut)]
             for finding in findings:
-                # Two launches reading one config file find its faults once.
-                key = (fx.code, finding.at.start, finding.at.end)
+                # One finding per place: launches that share a bash array or a Python list
+                # find a fault there once (its fix applies once), and launches reading one
+                # config file find its faults once, whatever each says of them.
+                linked = finding.at.start > len(source.text)
+                key = (fx.code, finding.at.start, finding.at.end, None if linked else finding.message)
                 if key in seen or _suppressed(unit, launch, finding, fx, used):
                     continue
-                if finding.at.start > len(source.text):
-                    seen.add(key)
+                seen.add(key)
                 checked.append((_place(unit, fx, finding, launch), finding.fix))
     if settings.unused_suppressions and settings.only_config is None:
         checked += _unused_suppressions(source, module, settings, release, used)
