@@ -22,7 +22,7 @@ from autofix.fixer import Finding, Fixer
 from autofix.formats import FORMATS, FormatSpec, load
 from autofix.knowledge.gpus import Gpu, gpu_named
 from autofix.knowledge.options import OptionTable, table
-from autofix.knowledge.releases import checked_as, parse_release
+from autofix.knowledge.releases import checked_as, release_of
 from autofix.model import Launch, Unresolvable
 from autofix.passthrough import closed, conditional, on_written_flag
 from autofix.rule_index import index_of
@@ -37,9 +37,9 @@ MAX_PASSES = 6
 _HELP = frozenset({"-h", "--help"})
 
 _SUPPRESS = re.compile(r"autofix:\s*ignore(?:\[([^\]]*)\])?")
-_RELEASE_PINS = re.compile(
-    r"\bsglang(?:\[[^\]\s]*\])?\s*==\s*v?(\d+\.\d+\.\d+)|\bsglang:v?(\d+\.\d+\.\d+)(?![\w.])"
-)
+# `sglang==0.5.18`, `sglang[all]==0.5.18.post1`, an image tag `sglang:v0.5.18rc1-rocm700-mi30x`.
+_VERSION = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"
+_RELEASE_PINS = re.compile(rf"\bsglang(?:\[[^\]\s]*\])?\s*==\s*{_VERSION}|\bsglang:{_VERSION}(?![\w.])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +123,11 @@ class Result:
 
 
 def release_in_text(text: str) -> str | None:
-    """An SGLang release pinned in the text itself: `sglang==0.5.18`, `lmsysorg/sglang:v0.5.18-cu129`."""
-    found = {a or b for a, b in _RELEASE_PINS.findall(text)}
+    """An SGLang release pinned in the text itself: `sglang==0.5.18`, `lmsysorg/sglang:v0.5.18-cu129`.
+
+    A post release or a release candidate is its release (`release_of`): `v0.5.18.post1` pins 0.5.18.
+    """
+    found = {release_of(a or b) for a, b in _RELEASE_PINS.findall(text)}
     return found.pop() if len(found) == 1 else None
 
 
@@ -239,7 +242,7 @@ def config_references(source: Source, fmt: FormatSpec) -> list[str]:
     module = load(fmt)
     release = release_in_text(source.text)
     found: list[str] = []
-    for launch in module.find_launches(source, table(release if release and parse_release(release) else None)):
+    for launch in module.find_launches(source, table(release)):
         try:
             path = launch.config_file()
         except Unresolvable:
@@ -307,9 +310,7 @@ def read_launches(source: Source, fmt: FormatSpec, settings: Settings) -> Readin
 def _read(unit: _Unit, module, settings: Settings) -> tuple[str | None, list[Read]]:  # noqa: ANN001
     """The release the text is checked as, and its launches."""
     source = unit.current(None)
-    release = settings.release or release_in_text(source.text) or settings.neighbour_release
-    if release is not None and parse_release(release) is None:
-        release = None
+    release = release_of(settings.release or release_in_text(source.text) or settings.neighbour_release)
     if release is not None and checked_as(release) != release:
         unit.newer = (release, checked_as(release))
         release = checked_as(release)
