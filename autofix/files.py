@@ -15,6 +15,7 @@ from pathlib import Path
 
 from autofix.config import DEFAULT_EXCLUDE, Config, Resolver
 from autofix.formats import FormatSpec, detect
+from autofix.knowledge.releases import release_of
 from autofix.pipeline import Linked, config_references, release_in_text
 from autofix.source import DecodeError, Source
 
@@ -228,8 +229,9 @@ _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 
 # -- what the files beside a launch say ---------------------------------------------
 
-_PIN = re.compile(r"^\s*sglang(?:\[[^\]]*\])?\s*==\s*v?(\d+\.\d+\.\d+)", re.M)
-_PYPROJECT_PIN = re.compile(r"""["']sglang(?:\[[^\]]*\])?\s*==\s*v?(\d+\.\d+\.\d+)""")
+_VERSION = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"  # 0.5.18, 0.5.18.post1, 0.5.19rc1
+_PIN = re.compile(rf"^\s*sglang(?:\[[^\]]*\])?\s*==\s*{_VERSION}", re.M)
+_PYPROJECT_PIN = re.compile(rf"""["']sglang(?:\[[^\]]*\])?\s*==\s*{_VERSION}""")
 
 
 @functools.lru_cache(maxsize=1024)  # the folders of one tree share their parents
@@ -251,11 +253,11 @@ def _pins_in(directory: Path) -> frozenset[str] | None:
     pins, seen = set(), False
     for name in _requirements_named(directory, mtime):
         seen = True
-        pins.update(_PIN.findall(_read_small(directory / name)))
+        pins.update(map(release_of, _PIN.findall(_read_small(directory / name))))
     pyproject = directory / "pyproject.toml"
     if pyproject.is_file():
         seen = True
-        pins.update(_PYPROJECT_PIN.findall(_read_small(pyproject)))
+        pins.update(map(release_of, _PYPROJECT_PIN.findall(_read_small(pyproject))))
     return frozenset(pins) if seen else None
 
 

@@ -23,7 +23,7 @@ from autofix.formats import FORMATS, FormatSpec, load
 from autofix.knowledge.gpus import Gpu, gpu_named
 from autofix.knowledge.modelfacts import ModelFacts
 from autofix.knowledge.options import OptionTable, table
-from autofix.knowledge.releases import checked_as, parse_release
+from autofix.knowledge.releases import checked_as, release_of
 from autofix.model import Launch, Unresolvable
 from autofix.passthrough import closed, conditional, on_written_flag
 from autofix.rule_index import index_of
@@ -38,9 +38,9 @@ MAX_PASSES = 6
 _HELP = frozenset({"-h", "--help"})
 
 _SUPPRESS = re.compile(r"autofix:\s*ignore(?:\[([^\]]*)\])?")
-_RELEASE_PINS = re.compile(
-    r"\bsglang(?:\[[^\]\s]*\])?\s*==\s*v?(\d+\.\d+\.\d+)|\bsglang:v?(\d+\.\d+\.\d+)(?![\w.])"
-)
+# `sglang==0.5.18`, `sglang[all]==0.5.18.post1`, an image tag `sglang:v0.5.18rc1-rocm700-mi30x`.
+_VERSION = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"
+_RELEASE_PINS = re.compile(rf"\bsglang(?:\[[^\]\s]*\])?\s*==\s*{_VERSION}|\bsglang:{_VERSION}(?![\w.])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +124,11 @@ class Result:
 
 
 def release_in_text(text: str) -> str | None:
-    """An SGLang release pinned in the text itself: `sglang==0.5.18`, `lmsysorg/sglang:v0.5.18-cu129`."""
-    found = {a or b for a, b in _RELEASE_PINS.findall(text)}
+    """An SGLang release pinned in the text itself: `sglang==0.5.18`, `lmsysorg/sglang:v0.5.18-cu129`.
+
+    A post release or a release candidate is its release (`release_of`): `v0.5.18.post1` pins 0.5.18.
+    """
+    found = {release_of(a or b) for a, b in _RELEASE_PINS.findall(text)}
     return found.pop() if len(found) == 1 else None
 
 
@@ -240,7 +243,7 @@ def config_references(source: Source, fmt: FormatSpec) -> list[str]:
     module = load(fmt)
     release = release_in_text(source.text)
     found: list[str] = []
-    for launch in module.find_launches(source, table(release if release and parse_release(release) else None)):
+    for launch in module.find_launches(source, table(release)):
         try:
             path = launch.config_file()
         except Unresolvable:
@@ -308,9 +311,7 @@ def read_launches(source: Source, fmt: FormatSpec, settings: Settings) -> Readin
 def _read(unit: _Unit, module, settings: Settings) -> tuple[str | None, list[Read]]:  # noqa: ANN001
     """The release the text is checked as, and its launches."""
     source = unit.current(None)
-    release = settings.release or release_in_text(source.text) or settings.neighbour_release
-    if release is not None and parse_release(release) is None:
-        release = None
+    release = release_of(settings.release or release_in_text(source.text) or settings.neighbour_release)
     if release is not None and checked_as(release) != release:
         unit.newer = (release, checked_as(release))
         release = checked_as(release)
@@ -330,7 +331,7 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
     source = unit.current(None)
     release, reads = _read(unit, module, settings)
     checked: list[tuple[Reported, Fix | None]] = []
-    seen: set[tuple[str, int, int]] = set()
+    seen: set[tuple[str, int, int, str | None]] = set()
     used: set[tuple[int, str | None]] = set()  # the suppressions that silenced a finding
     for read in reads:
         if read.prints_help or settings.only_config is not None and read.config != settings.only_config:
@@ -346,12 +347,14 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
                 findings += [conditional(f, launch, source.text) for f in _run(fx, shut)
                              if (f.at, f.message) not in known and on_written_flag(f, shut)]
             for finding in findings:
-                # Two launches reading one config file find its faults once.
-                key = (fx.code, finding.at.start, finding.at.end)
+                # One finding per place: launches that share a bash array or a Python list
+                # find a fault there once (its fix applies once), and launches reading one
+                # config file find its faults once, whatever each says of them.
+                linked = finding.at.start > len(source.text)
+                key = (fx.code, finding.at.start, finding.at.end, None if linked else finding.message)
                 if key in seen or _suppressed(unit, launch, finding, fx, used):
                     continue
-                if finding.at.start > len(source.text):
-                    seen.add(key)
+                seen.add(key)
                 checked.append((_place(unit, fx, finding, launch), finding.fix))
     if settings.unused_suppressions and settings.only_config is None:
         checked += _unused_suppressions(source, module, settings, release, used)

@@ -65,6 +65,25 @@ def in_config_file(flag: Flag) -> bool:
     return yamlargs is not None and isinstance(flag.name.container, yamlargs.ConfigMapping)
 
 
+def underscore_config(launch: Launch, flag: Flag) -> bool:
+    """Whether flag is a key of a `--config` file written all in underscores, as a fork's are.
+
+    SGLang's own merger refuses `tp_size:`, but some forks read their config
+    files so: a file whose every key that names an option when dashed (two or
+    more of them, `port:` counting for neither spelling) is underscore-spelled
+    is that fork's file, not a slip. One dashed key among them
+    (`mem-fraction-static:` beside `tp_size:`) shows the file is written for
+    SGLang, and its underscore keys are slips.
+    """
+    if not in_config_file(flag):
+        return False
+    container = flag.name.container
+    keys = [f.spelling[2:] for f in launch.flags if f.name.container is container]
+    spelt = [k for k in keys
+             if ("_" in k or "-" in k) and isinstance(launch.table.lookup("--" + k.replace("_", "-")), tuple)]
+    return len(spelt) >= 2 and all("-" not in k for k in spelt)
+
+
 def exact(table: OptionTable, spelling: str) -> Option | None:
     """The option spelled exactly so in table (not by a prefix)."""
     found = table.lookup(spelling)
@@ -116,6 +135,54 @@ def accepts(option: Option, values: Sequence[str] | None, count: int) -> bool:
 
 def close(word: str, candidates: Iterable[str], cutoff: float = 0.8) -> list[str]:
     return difflib.get_close_matches(word, list(candidates), n=4, cutoff=cutoff)
+
+
+def near_misses(spelling: str, options: Iterable[str]) -> list[str]:
+    """The long options that spelling is a slip of (see `is_near_miss`), at most four."""
+    return [o for o in options if is_near_miss(spelling, o)][:4]
+
+
+def is_near_miss(spelling: str, option: str) -> bool:
+    """Whether spelling is option written with a slip, not another option's name.
+
+    Read word by word (the words between dashes, underscores read as dashes,
+    case ignored), a slip is one of: the same words joined or split
+    differently (`--kvcache-dtype`); the same words in another order
+    (`--static-mem-fraction`); or the same words but one, and that one
+    misspelt by one letter added, dropped, changed or swapped with its
+    neighbour where both spellings have at least four letters
+    (`--kv-cache-type`, `--context-lenght`), or cut short to at least three
+    (`--mem-frac-static`). A word missing or added (`--disable-prefill-graph`
+    for `--disable-prefill-cuda-graph`), two words changed (`--enable-tbo`
+    for `--enable-eplb`) or a short word changed (`--attn-tp-size` for
+    `--attn-dp-size`, `--app-key` for `--api-key`) names another option:
+    forks of SGLang add options spelt so, and reading them as typos would
+    rename them to unrelated ones. tests/data/near_misses.toml holds the
+    measurement: fork options found in public code, the options of the
+    corpus's launches, and typos of each kind.
+    """
+    written = spelling.lstrip("-").replace("_", "-").lower().split("-")
+    words = option.lstrip("-").split("-")
+    if written == words or "".join(written) == "".join(words) or sorted(written) == sorted(words):
+        return True
+    if len(written) != len(words):
+        return False
+    changed = [(w, o) for w, o in zip(written, words) if w != o]
+    return len(changed) == 1 and _misspelt(*changed[0])
+
+
+def _misspelt(word: str, meant: str) -> bool:
+    """One letter added, dropped, changed or swapped in words of four letters or more; or meant cut short."""
+    if len(word) < len(meant) and len(word) >= 3 and meant.startswith(word):
+        return True
+    if min(len(word), len(meant)) < 4:
+        return False
+    if len(word) == len(meant):
+        at = [i for i, (a, b) in enumerate(zip(word, meant)) if a != b]
+        swapped = len(at) == 2 and at[1] == at[0] + 1 and word[at[0]] == meant[at[1]] and word[at[1]] == meant[at[0]]
+        return len(at) == 1 or swapped
+    short, long = sorted((word, meant), key=len)
+    return len(long) - len(short) == 1 and any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 def listing(words: Sequence[str]) -> str:

@@ -8,6 +8,13 @@ The file is checked with the launch that reads it (`--config FILE`), or on its
 own when most of its keys are already SGLang's dashed option names. Underscore
 flags on the command line (`--tp_size 8`) are `unknown-option`'s.
 
+A file written all in underscores (every key that names an option when
+dashed, two or more of them, is underscore-spelled; `port:` counts for
+neither) is a fork's format, whose merger reads such keys: it is not
+reported. One dashed key among them (`mem-fraction-static:` beside
+`tp_size:`) shows the file is written for SGLang, and its underscore keys
+are reported.
+
 ## Why is this bad?
 SGLang refuses to start. `ConfigArgumentMerger._convert_config_to_args`
 (`server_args_config_parser.py`) turns each key into the token `--{key}`
@@ -55,7 +62,7 @@ from collections.abc import Iterator
 
 from autofix.edits import Fix
 from autofix.fixer import Finding, fixer
-from autofix.fixers._argparse import in_config_file, parsed_by_sglang
+from autofix.fixers._argparse import in_config_file, parsed_by_sglang, underscore_config
 from autofix.model import Flag, Launch
 
 
@@ -77,6 +84,8 @@ def check(launch: Launch) -> Iterator[Finding]:
     for flag in launch.flags:
         if flag.problem != "unknown" or "_" not in flag.spelling or not in_config_file(flag):
             continue
+        if underscore_config(launch, flag):
+            continue  # every key underscore-spelled: a fork's file, not a slip
         if flag.spelling[2:].replace("-", "_") in launch.table.config_unsupported:
             continue  # the merger refuses the option itself: unsupported-config-option's
         spelling = dashed(launch, flag)

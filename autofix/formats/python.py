@@ -8,9 +8,10 @@ Three shapes of launch:
 - argument vectors: `popen_launch_server(model, url, timeout, other_args=[...])`,
   argv lists given to `subprocess` (written in place, or a list assigned once
   and extended in straight-line code), `prepare_server_args([...])`;
-- command strings: `launch_server_cmd("...")`, `os.system("...")`,
-  `subprocess.run("...", shell=True)`: the string's value is read as shell
-  text, with an Embedding that maps each character back to its spelling.
+- command strings: `os.system("...")`, `subprocess.run("...", shell=True)`:
+  the string's value is read as shell text, with an Embedding that maps each
+  character back to its spelling; `launch_server_cmd("...")`, which runs no
+  shell, as SGLang splits it (on whitespace, quotes kept in their words).
 
 A name resolves when the file binds it exactly once (a module constant, a list
 or dict literal in the same function); anything else (a parameter, a call, an
@@ -1426,10 +1427,51 @@ def find_launches(
         return []
     doc = _Doc(source, table, release, model_lookup)
     finder = _Finder(doc)
-    launches = [launch for call, scope, blocks in doc.calls for launch in finder.launches(call, scope, blocks)]
+    failing = _expected_to_fail(doc)
+    launches = [launch for call, scope, blocks in doc.calls
+                if not any(s.start <= doc.span(call).start < s.end for s in failing)
+                for launch in finder.launches(call, scope, blocks)]
     launches += [launch for ret, scope, blocks in doc.returns for launch in finder.returned(ret, scope, blocks)]
     launches.sort(key=lambda launch: launch.span.start)
     return launches
+
+
+# Tests that expect a call to raise: `with pytest.raises(...)`, `self.assertRaises(...)`.
+_RAISES = frozenset({"pytest.raises", "raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
+
+
+def _expected_to_fail(doc: _Doc) -> list[Span]:
+    """Where a test expects its calls to raise: a launch written there is meant to fail.
+
+    The body of a `with` whose items include `pytest.raises(...)` or
+    `self.assertRaises(...)` / `assertRaisesRegex(...)`, and the arguments of
+    such a call (its callable form, `assertRaises(ValueError, lambda: ...)`).
+    """
+    import libcst as cst
+
+    if "raises" not in doc.text and "Raises" not in doc.text:
+        return []
+
+    def raises(node: object) -> bool:
+        name = _dotted(node.func) if isinstance(node, cst.Call) else ""
+        return name in _RAISES or name.rsplit(".", 1)[-1] in _RAISES - {"raises"}
+
+    class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.spans: list[Span] = []
+
+        def visit_With(self, node) -> None:  # noqa: ANN001
+            if any(raises(item.item) for item in node.items):
+                self.spans.append(doc.span(node.body))
+
+        def visit_Call(self, node) -> None:  # noqa: ANN001
+            if raises(node) and node.args:
+                self.spans.append(Span(doc.span(node.args[0]).start, doc.span(node).end))
+
+    finder = Finder()
+    doc.module.visit(finder)
+    return finder.spans
 
 
 class _Finder:
@@ -1467,7 +1509,7 @@ class _Finder:
             node = _argument(call, 0, "argv")
             return self.argv_launch(call, node, scope, at, start=0) if node is not None else []
         if _dotted(call.func).rsplit(".", 1)[-1] == "launch_server_cmd":
-            return self.command_or_argv(call, _argument(call, 0, "command"), scope, at)
+            return self.launch_server_cmd(call, _argument(call, 0, "command"), scope, at)
         if names & _SUBPROCESS:
             return self.subprocess_launches(call, scope, at)
         if names & _SHELL_CALLS:
@@ -1581,6 +1623,33 @@ class _Finder:
                 return lines
         return launches
 
+    def launch_server_cmd(self, call, node, scope: _Scope, at: _At) -> list[Launch]:  # noqa: ANN001
+        """`launch_server_cmd(command)`: the command as SGLang splits it, on whitespace.
+
+        `sglang.utils.execute_shell_command` (0.5.17 to 0.5.23) turns every
+        backslash into a space, splits on whitespace, takes the leading NAME=value
+        words as the environment and runs the rest with no shell: quotes stay in
+        their words and `$VAR` is not expanded. A word the shell reading of the
+        string reads alike, at the same place, keeps that reading's way of being
+        edited; any other word (`'{"a":`, `"v3"`) is read only.
+        """
+        shell = self.command_or_argv(call, node, scope, at)
+        found = self._command(node, scope, at) if node is not None else None
+        if found is None or "sglang" not in found[0].text:
+            return shell  # an argv list, or nothing autofix can read
+        text = found[0]
+        embedding = Embedding(text.starts, text.ends, text.end, text.spell)
+        known = {(a.span.start, a.span.end): a for launch in shell for a in launch.args}
+        args: list[Arg] = []
+        for start, end in _sglang_words(text.text):
+            span = embedding.span(Span(start, end))
+            arg = _embedded(Arg(text.text[start:end], span, editable=False,
+                                chars=tuple(embedding.char(k) for k in range(start, end))), text.fields, True)
+            same = known.get((span.start, span.end))
+            # A word that holds an f-string field may be any words: the shell reading's unknown.
+            args.append(same if same is not None and (same.text == arg.text or arg.text is None) else arg)
+        return self.launch_from_argv(call, args)
+
     def _shell(self, call, text: _Text, frozen: bool, wrappers: tuple[str, ...] = ()) -> list[Launch]:  # noqa: ANN001
         """The shell launches in a command string's value, spans and edits mapped to the file."""
         from autofix.formats import shell
@@ -1618,6 +1687,22 @@ class _Finder:
             return (text, _reads(uses) != 1) if text is not None else None
         text = reader.string(node, scope, at, keep)
         return (text, False) if text is not None else None
+
+
+def _sglang_words(command: str) -> list[tuple[int, int]]:
+    """Where each word of a launch_server_cmd command is, as execute_shell_command splits it.
+
+    Every backslash is a space; the words are the runs of non-space; leading
+    NAME=value words (NAME of letters, digits and `_`) set the environment.
+    """
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", command.replace("\\", " "))]
+    while words:
+        word = command[words[0][0] : words[0][1]]
+        name = word.partition("=")[0]
+        if not ("=" in word and word[0] not in "-/" and name and name.replace("_", "").isalnum()):
+            break
+        words.pop(0)
+    return words
 
 
 def _argument(call, index: int, keyword: str):  # noqa: ANN001, ANN202

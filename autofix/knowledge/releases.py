@@ -6,7 +6,7 @@ import functools
 import re
 from pathlib import Path
 
-__all__ = ["DEFAULT_RELEASE", "RELEASES", "Release", "checked_as", "parse_release", "unknown_release"]
+__all__ = ["DEFAULT_RELEASE", "RELEASES", "Release", "checked_as", "parse_release", "release_of", "unknown_release"]
 
 Release = tuple[int, ...]
 
@@ -31,6 +31,19 @@ def parse_release(text: str) -> Release | None:
     if match is None:
         return None
     return tuple(int(part) for part in match.groups())
+
+
+def release_of(text: str | None) -> str | None:
+    """The release a version names, for checking: '0.5.18.post1', 'v0.5.18rc1' -> '0.5.18'; None when none.
+
+    A post release (`.postN`) is its release with fixes: it has that release's
+    options and checks. A release candidate (`rcN`) is the code its release
+    was cut from: checked as that release, as the nearest knowledge autofix
+    has of it (an `rc` of a release newer than autofix knows is then checked
+    as the newest, with the warning any newer release gets).
+    """
+    parsed = parse_release(text) if text is not None else None
+    return ".".join(map(str, parsed)) if parsed is not None else None
 
 
 def nearest_table(release: Release) -> str:
