@@ -48,6 +48,13 @@ def parsed_by_sglang(launch: Launch) -> bool:
     return True
 
 
+def router_option(launch: Launch, flag: Flag) -> bool:
+    """An option `python -m sglang_router.launch_server` adds to SGLang's own (`--router-policy`,
+    `--router-dp-worker-base-port`): its parser is SGLang's with the router's options prefixed
+    `--router-`, so such a flag, or a prefix that may stand for one, is the router's to judge."""
+    return launch.form == "router" and "--router-".startswith(flag.spelling[:9]) and len(flag.spelling) > 2
+
+
 def tables_for(launch: Launch) -> tuple[OptionTable, ...]:
     """The tables the launch may run on: its pinned release's, else every release's."""
     return (launch.table,) if launch.release is not None else all_tables()

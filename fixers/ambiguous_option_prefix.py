@@ -42,7 +42,8 @@ from collections.abc import Iterator
 from autofix.edits import Fix
 from autofix.fixer import Finding, fixer
 from autofix.fixers._argparse import (
-    accepts, exact, listing, older_tables, parsed_by_sglang, release_name, value_count, value_texts,
+    accepts, exact, listing, older_tables, parsed_by_sglang, release_name, router_option, value_count,
+    value_texts,
 )
 from autofix.knowledge.options import Ambiguous, Option, all_tables
 from autofix.model import Flag, Launch
@@ -76,6 +77,8 @@ def check(launch: Launch) -> Iterator[Finding]:
         return
     for flag in launch.flags:
         if flag.problem != "ambiguous":
+            continue
+        if router_option(launch, flag):
             continue
         if launch.release is None and any(isinstance(t.lookup(flag.spelling), tuple) for t in all_tables()):
             continue  # some release reads it as one option

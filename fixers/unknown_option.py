@@ -64,7 +64,7 @@ from autofix.fixer import Finding, fixer
 from autofix.fixers import removed_option
 from autofix.fixers._argparse import (
     accepts, exact, in_config_file, listing, near_misses, older_tables, parsed_by_sglang, release_name,
-    value_count, value_texts,
+    router_option, value_count, value_texts,
 )
 from autofix.knowledge.options import all_tables
 from autofix.knowledge.releases import parse_release
@@ -91,6 +91,8 @@ def check(launch: Launch) -> Iterator[Finding]:
         return
     for flag in launch.flags:
         if flag.problem != "unknown" or not flag.spelling.startswith("--"):
+            continue
+        if router_option(launch, flag):
             continue
         if in_config_file(flag) and "_" in flag.spelling:
             continue  # an underscore key: the config-file fixers say why

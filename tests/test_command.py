@@ -257,3 +257,10 @@ def test_yaml_command_keys_of_other_tools() -> None:
     (launch,) = load(FORMATS["yaml"]).find_launches(Source(text), table(None))
     assert launch.written_dests() is None  # the tool adds its own flags: no finding about a missing --model-path
     assert check("yaml", text) == (["invalid-choice"], text.replace("FA3", "fa3"))
+
+
+def test_the_routers_own_options_are_its_to_judge() -> None:
+    text = ("python -m sglang_router.launch_server --model-path m --dp 2 --router-policy cache_aware "
+            "--router-dp-worker-base-port 31000 --kv-cache-type fp8_e4m3\n")
+    names = check("shell", "pip install sglang==0.5.23\n" + text)[0]  # pinned: every unknown option is reported
+    assert names == ["unknown-option"]  # --kv-cache-type, not the router's --router-* options
