@@ -51,3 +51,16 @@ class Embedding:
         if text is None:
             return None
         return Edit(self.span(edit.span), text)
+
+    def inside(self, outer: Embedding) -> Embedding:
+        """This embedding, of text embedded in outer's virtual text, as an embedding in outer's host:
+        a script inside a script (`bash -c "..."` in a YAML `run:` scalar)."""
+
+        def spell(text: str) -> str | None:
+            inner = self.spell(text)
+            return None if inner is None else outer.spell(inner)
+
+        starts = [outer.starts[s] for s in self.starts]
+        ends = [outer.ends[e - 1] for e in self.ends]
+        return Embedding(starts, ends, outer.point(self.end), spell)
+

@@ -264,3 +264,42 @@ def test_the_routers_own_options_are_its_to_judge() -> None:
             "--router-dp-worker-base-port 31000 --kv-cache-type fp8_e4m3\n")
     names = check("shell", "pip install sglang==0.5.23\n" + text)[0]  # pinned: every unknown option is reported
     assert names == ["unknown-option"]  # --kv-cache-type, not the router's --router-* options
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        ("markdown", f"```bash\nssh box bash -s <<'EOF'\npython -m sglang.launch_server --model-path m {NEAR}\nEOF\n```\n"),
+        ("markdown", f'```sh\nCMD="python -m sglang.launch_server --model-path m {NEAR}"\neval "$CMD"\n```\n'),
+        ("yaml", f'run: |\n  CMD="python -m sglang.launch_server --model-path m {NEAR}"\n  bash -c "$CMD"\n'),
+        ("yaml", f"script:\n  - |\n    bash <<EOF\n    sglang serve Qwen/Qwen3-8B {NEAR}\n    EOF\n"),
+        ("dockerfile", f'FROM x\nRUN eval "python3 -m sglang.launch_server --model-path m {NEAR}"\n'),
+        ("python", f'import os\nos.system("docker run --rm -e T=$T img python3 -m sglang.launch_server --model-path m {NEAR}")\n'),
+    ],
+)
+def test_kept_and_wrapped_launches_in_every_host_format(fmt: str, text: str) -> None:
+    assert check(fmt, text) == (["invalid-choice"], text.replace("FA3", "fa3"))
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "passed"),
+    [
+        ("yaml", "command: [python3, -m, sglang.launch_server, --model-path, m, --attention-backend, tokenspeed_mla]\n"
+                 "args: ['{{ .Values.extra }}']\n", None),
+        ("dockerfile", 'FROM x\nENTRYPOINT ["python3", "-m", "sglang.launch_server", "--model-path", "m",'
+                       ' "--attention-backend", "tokenspeed_mla"]\nCMD --port $PORT\n', None),
+        ("markdown", '```bash\npython -m sglang.launch_server --model-path m --attention-backend tokenspeed_mla "$@"\n```\n',
+         '"$@"'),
+        ("python", "import subprocess\ndef serve(extra):\n    subprocess.run(['python', '-m', 'sglang.launch_server',"
+                   " '--model-path', 'm', '--attention-backend', 'tokenspeed_mla', *extra])\n", "extra"),
+    ],
+)
+def test_pass_throughs_in_every_format(fmt: str, text: str, passed: str | None) -> None:
+    result = fix_text(Source(text), FORMATS[fmt], Settings(select(["ALL"])))
+    (finding,) = result.findings
+    assert finding.fixer.name == KV
+    if passed is None:  # a shell-form CMD after an ENTRYPOINT, a template's items: any tokens
+        assert "may add others" in finding.finding.message
+    else:
+        assert f"`{passed}` may add others" in finding.finding.message
+        assert finding.fix is not None and finding.fix.applicability.value == "unsafe"

@@ -688,8 +688,6 @@ def _script(doc: _Doc, node, release, model_lookup, frozen: bool, wrappers: tupl
     escapes there) is read as what it stands for, and an edit that would touch
     one, or insert a character the host would read differently, is not made.
     """
-    if doc.embedding is not None:
-        return []
     text = doc.node_text(node)
     raw = text[quotes : len(text) - quotes]
     start = doc.at(node.start_byte) + quotes
@@ -703,6 +701,8 @@ def _script(doc: _Doc, node, release, model_lookup, frozen: bool, wrappers: tupl
     else:
         virtual, starts, ends = _unescaped(raw, start, escapable)
         embedding = Embedding(starts, ends, start + len(raw), spell)
+    if doc.embedding is not None:  # a script in a script: mapped through both to the file
+        embedding = embedding.inside(doc.embedding)
     launches = find_launches(Source(virtual), doc.table, release, model_lookup, embedding)
     for launch in launches:
         launch.wrappers = (*wrappers, *launch.wrappers)
