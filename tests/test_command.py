@@ -303,3 +303,18 @@ def test_pass_throughs_in_every_format(fmt: str, text: str, passed: str | None) 
     else:
         assert f"`{passed}` may add others" in finding.finding.message
         assert finding.fix is not None and finding.fix.applicability.value == "unsafe"
+
+
+def test_execute_shell_command_reads_as_launch_server_cmd() -> None:
+    text = ('from sglang.utils import execute_shell_command\n'
+            f'proc = execute_shell_command("python -m sglang.launch_server --model-path m {NEAR}")\n')
+    assert check("python", text) == (["invalid-choice"], text.replace("FA3", "fa3"))
+
+
+def test_pins_in_comments_and_dev_builds_are_no_release() -> None:
+    from autofix.pipeline import release_in_text
+
+    assert release_in_text("# lmsysorg/sglang:v0.5.9 (or later)\nimage: lmsysorg/sglang\n") is None
+    assert release_in_text("#BASE = 'lmsysorg/sglang:v0.5.6.post2'\nBASE = 'lmsysorg/sglang:dev'\n") is None
+    assert release_in_text("pip install sglang==0.0.0.dev11416+g92e8bb79e\n") is None
+    assert release_in_text("image: lmsysorg/sglang:v0.5.18.post1-cu129\n") == "0.5.18"

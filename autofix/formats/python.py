@@ -84,6 +84,7 @@ def _ast(text: str):  # noqa: ANN202 - ast.Module; _may_launch and _reduced read
 # The last name of every call that may be a launch (`sgl.Engine`, `subprocess.run` ...).
 _LAUNCH_CALLS = frozenset(
     "Engine Runtime ServerArgs popen_launch_server popen_launch_pd_server prepare_server_args launch_server_cmd "
+    "execute_shell_command "
     "Popen run call check_call check_output system popen create_subprocess_exec create_subprocess_shell".split()
 )
 
@@ -1508,7 +1509,7 @@ class _Finder:
         if "prepare_server_args" in sglang:
             node = _argument(call, 0, "argv")
             return self.argv_launch(call, node, scope, at, start=0) if node is not None else []
-        if _dotted(call.func).rsplit(".", 1)[-1] == "launch_server_cmd":
+        if _dotted(call.func).rsplit(".", 1)[-1] in ("launch_server_cmd", "execute_shell_command"):
             return self.launch_server_cmd(call, _argument(call, 0, "command"), scope, at)
         if names & _SUBPROCESS:
             return self.subprocess_launches(call, scope, at)
