@@ -41,9 +41,7 @@ _SUPPRESS = re.compile(r"autofix:\s*ignore(?:\[([^\]]*)\])?")
 # `sglang==0.5.18`, `sglang[all]==0.5.18.post1`, an image tag `sglang:v0.5.18rc1-rocm700-mi30x`.
 _VERSION = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"
 # A dev build (`0.0.0.dev11416+g92e8bb7`, `:v0.5.18-dev`) is no release.
-_RELEASE_PINS = re.compile(rf"\bsglang(?:\[[^\]\s]*\])?\s*==\s*{_VERSION}(?![\w.+])|\bsglang:{_VERSION}(?![\w.])")
-# A comment line's pin is a note (`lmsysorg/sglang:v0.5.9 (or later)`, a line left commented out).
-_COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.M)
+_RELEASE_PINS = re.compile(rf"\bsglang(?:\[[^\]\s]*\])?\s*==\s*{_VERSION}(?!\.?[\w+])|\bsglang:{_VERSION}(?![\w.])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +129,7 @@ def release_in_text(text: str) -> str | None:
 
     A post release or a release candidate is its release (`release_of`): `v0.5.18.post1` pins 0.5.18.
     """
-    found = {release_of(a or b) for a, b in _RELEASE_PINS.findall(_COMMENT_LINE.sub("", text))}
+    found = {release_of(a or b) for a, b in _RELEASE_PINS.findall(text)}
     return found.pop() if len(found) == 1 else None
 
 

@@ -311,10 +311,42 @@ def test_execute_shell_command_reads_as_launch_server_cmd() -> None:
     assert check("python", text) == (["invalid-choice"], text.replace("FA3", "fa3"))
 
 
-def test_pins_in_comments_and_dev_builds_are_no_release() -> None:
+def test_dev_builds_are_no_release() -> None:
     from autofix.pipeline import release_in_text
 
-    assert release_in_text("# lmsysorg/sglang:v0.5.9 (or later)\nimage: lmsysorg/sglang\n") is None
-    assert release_in_text("#BASE = 'lmsysorg/sglang:v0.5.6.post2'\nBASE = 'lmsysorg/sglang:dev'\n") is None
     assert release_in_text("pip install sglang==0.0.0.dev11416+g92e8bb79e\n") is None
     assert release_in_text("image: lmsysorg/sglang:v0.5.18.post1-cu129\n") == "0.5.18"
+
+
+def test_compose_entrypoint_and_command_strings_are_one_argv() -> None:
+    text = dedent("""\
+        services:
+          a:
+            entrypoint: python3 -m sglang.launch_server
+            command: --model-path m --attention-backend tokenspeed_mla --port 30000
+          b:
+            entrypoint: python3 -m sglang.launch_server
+            command: >
+              --model-path m
+              --attention-backend tokenspeed_mla
+          c:
+            entrypoint: ["python3", "-m", "sglang.launch_server"]
+            command: --model-path m --attention-backend tokenspeed_mla
+        """)
+    names, fixed = check("yaml", text)
+    assert names == [KV, KV, KV]
+    assert fixed == dedent("""\
+        services:
+          a:
+            entrypoint: python3 -m sglang.launch_server
+            command: --model-path m --attention-backend tokenspeed_mla --kv-cache-dtype fp8_e4m3 --port 30000
+          b:
+            entrypoint: python3 -m sglang.launch_server
+            command: >
+              --model-path m
+              --attention-backend tokenspeed_mla
+              --kv-cache-dtype fp8_e4m3
+          c:
+            entrypoint: ["python3", "-m", "sglang.launch_server"]
+            command: --model-path m --attention-backend tokenspeed_mla --kv-cache-dtype fp8_e4m3
+        """)

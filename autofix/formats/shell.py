@@ -21,7 +21,7 @@ from autofix.knowledge.options import OptionTable
 from autofix.model import Arg, Launch, NewFlag
 from autofix.source import Source, Span
 
-__all__ = ["find_launches", "syntax_errors"]
+__all__ = ["command_words", "find_launches", "syntax_errors"]
 
 _PARSER = None
 
@@ -557,6 +557,17 @@ def find_launches(
     for name in sorted(doc.run_names):
         launches.extend(_kept_command(doc, name, release, model_lookup))
     return launches
+
+
+def command_words(source: Source, table: OptionTable, embedding: Embedding) -> list[Arg] | None:
+    """The argv of a text that is one command's words (a compose `entrypoint:` or `command:` string,
+    written beside the other), each mapped to the file; None when it is not one simple command."""
+    doc = _Doc(source, table, source.newline, embedding)
+    commands = [n for n in doc.tree.root_node.named_children if n.type != "comment"]
+    if len(commands) != 1 or commands[0].type != "command":
+        return None
+    read = _argv(doc, commands[0])
+    return read[0] if read is not None else None
 
 
 def _argv(doc: _Doc, node) -> tuple[list[Arg], list[object], bool] | None:  # noqa: ANN001

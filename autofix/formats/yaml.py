@@ -439,8 +439,16 @@ class _Finder:
             if kind(value) == "scalar" and set(value.value) <= {HOLE, " "}:  # type: ignore[attr-defined]
                 argv.append(Arg(None, doc.span(value), splat=True))  # a template: any tokens
                 continue
+            if kind(value) == "scalar":  # compose: `entrypoint: python3 -m ...` with `command: --tp 8`
+                words = self.words(value, frozen or doc.anchored(value))
+                if words is None:
+                    return
+                argv.extend(words)
+                end = max(end, doc.content_end(value))
+                self.seen.add(id(value))
+                continue
             if kind(value) != "list":
-                return  # a string beside a list: not read
+                return
             alias = self.is_alias(key, value, key.end_mark.index)  # type: ignore[attr-defined]
             if not alias:
                 end = max(end, doc.content_end(value))
@@ -462,6 +470,18 @@ class _Finder:
                 self.script(node, host, frozen or script.container is None, words=False, wrappers=found.wrappers)
         elif isinstance(found, Entry):
             self.launch(argv[found.index:], Span(doc.base + host, doc.base + end), found.form, found.wrappers)
+
+    def words(self, node, frozen: bool) -> list[Arg] | None:  # noqa: ANN001
+        """A scalar's command words, as one argv beside another key's (None: not one command)."""
+        doc = self.doc
+        written = doc.written(node)
+        if written is None:
+            return None
+        virtual, starts, ends, indent = _virtual(doc, written, True)
+        spell = (lambda _: None) if frozen else _words_spelling(spelling(written, doc.newline), doc.newline, indent)
+        base = doc.base
+        embedding = Embedding([s + base for s in starts], [e + base for e in ends], written.end + base, spell)
+        return shell.command_words(Source(virtual), self.table, embedding)
 
     def script(self, node, host: int, frozen: bool, words: bool, wrappers: tuple[str, ...] = (),  # noqa: ANN001
                opener=None) -> None:  # noqa: ANN001
