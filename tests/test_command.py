@@ -350,3 +350,12 @@ def test_compose_entrypoint_and_command_strings_are_one_argv() -> None:
             entrypoint: ["python3", "-m", "sglang.launch_server"]
             command: --model-path m --attention-backend tokenspeed_mla --kv-cache-dtype fp8_e4m3
         """)
+
+
+def test_os_exec_argv() -> None:
+    text = dedent(f"""\
+        import os, sys
+        args = ["--model-path", "m", "--attention-backend", "FA3"]
+        os.execv(sys.executable, [sys.executable, "-m", "sglang.launch_server"] + args)
+        """)
+    assert check("python", text) == (["invalid-choice"], text.replace('"FA3"', '"fa3"'))

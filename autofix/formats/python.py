@@ -85,7 +85,8 @@ def _ast(text: str):  # noqa: ANN202 - ast.Module; _may_launch and _reduced read
 _LAUNCH_CALLS = frozenset(
     "Engine Runtime ServerArgs popen_launch_server popen_launch_pd_server prepare_server_args launch_server_cmd "
     "execute_shell_command "
-    "Popen run call check_call check_output system popen create_subprocess_exec create_subprocess_shell".split()
+    "Popen run call check_call check_output system popen create_subprocess_exec create_subprocess_shell "
+    "execv execve execvp execvpe".split()
 )
 
 
@@ -1413,6 +1414,8 @@ _KEYWORD_LAUNCHES = frozenset({"Engine", "Runtime", "ServerArgs"})
 _POPEN_LAUNCHES = {"popen_launch_server": "serve", "popen_launch_pd_server": "launch_server"}
 _SUBPROCESS = frozenset(f"subprocess.{f}" for f in ("Popen", "run", "call", "check_call", "check_output"))
 _SHELL_CALLS = frozenset({"os.system", "os.popen", "asyncio.create_subprocess_shell"})
+# `os.execv(path, argv)` and its kin: the argv is the second argument.
+_EXEC_CALLS = frozenset(f"os.{f}" for f in ("execv", "execve", "execvp", "execvpe"))
 # Calls whose argument a ServerArgs launch may be: the launch starts where they do.
 _LAUNCHERS = frozenset({"launch_server", "run_server", "Engine", "Runtime"})
 
@@ -1516,6 +1519,9 @@ class _Finder:
         if names & _SHELL_CALLS:
             node = _argument(call, 0, "command" if "os.system" in names else "cmd")
             return self.command_launches(call, node, scope, at) if node is not None else []
+        if names & _EXEC_CALLS:
+            node = _argument(call, 1, "args")
+            return self.argv_launch(call, node, scope, at) if node is not None else []
         if "asyncio.create_subprocess_exec" in names:
             return self.launch_from_argv(call, self.reader.elements(call.args, scope, at, False))
         return []
