@@ -359,3 +359,18 @@ def test_os_exec_argv() -> None:
         os.execv(sys.executable, [sys.executable, "-m", "sglang.launch_server"] + args)
         """)
     assert check("python", text) == (["invalid-choice"], text.replace('"FA3"', '"fa3"'))
+
+
+def test_a_function_that_runs_its_argument() -> None:
+    text = dedent(f"""\
+        in_box() {{ docker exec box bash -c "$1"; }}
+        in_box "python -m sglang.launch_server --model-path m {NEAR}"
+        run_cmd() {{
+          echo "$1"
+          eval "$1"
+        }}
+        cmd="python3 -m sglang.launch_server --model-path m {NEAR}"
+        run_cmd "$cmd"
+        """)
+    assert [l.wrappers[0] for l in load(FORMATS["shell"]).find_launches(Source(text), table(None))] == ["in_box", "$cmd"]
+    assert fixed_shell(text) == text.replace("FA3", "fa3")

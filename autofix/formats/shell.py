@@ -139,6 +139,8 @@ class _Doc:
         self.appended = Counter[str]()  # `NAME+=...`: an array keeps its elements, and may gain more
         self.assignments: dict[str, list[object]] = {}  # every assignment's value node, by name
         self.run_names: set[str] = set()  # variables expanded as a command (`$CMD`, `bash -c "$CMD"`, eval)
+        self.run_args: set[tuple[str, int]] = set()  # (function, N): its body runs "$N" as a command or script
+        self.calls: dict[str, list[object]] = {}  # the commands run by name, for the functions above
         self.bindings: dict[str, _Binding] = {}
         self._loops: dict[str, int] = {}
         self._collect_assignments()
@@ -551,9 +553,14 @@ def find_launches(
             continue
         if node.type == "command":
             launches.extend(_launches(doc, node, release, model_lookup))
+            name = node.child_by_field_name("name")
+            if name is not None:
+                doc.calls.setdefault(doc.node_text(name), []).append(node)
         elif node.type == "heredoc_redirect":
             launches.extend(_heredoc(doc, node, release, model_lookup))
         stack.extend(reversed(node.named_children))
+    for function, index in sorted(doc.run_args):
+        launches.extend(_passed_command(doc, function, index, release, model_lookup))
     for name in sorted(doc.run_names):
         launches.extend(_kept_command(doc, name, release, model_lookup))
     return launches
@@ -605,16 +612,15 @@ def _launches(doc: _Doc, node, release, model_lookup) -> list[Launch]:  # noqa: 
     if isinstance(found, Script):  # bash -c 'python3 -m sglang.launch_server ...'
         script = nodes[found.index]
         if _run_name(doc, script) is not None:  # bash -c "$CMD": read where CMD is assigned
-            doc.run_names.add(_run_name(doc, script))  # type: ignore[arg-type]
+            _runs(doc, script)
             return []
         return _inner_script(doc, script, release, model_lookup, frozen, found.wrappers)
     if texts and texts[0] is None and _run_name(doc, nodes[0]) is not None:
-        doc.run_names.add(_run_name(doc, nodes[0]))  # type: ignore[arg-type]  # $CMD run as a command
+        _runs(doc, nodes[0])  # $CMD run as a command
     elif texts and texts[0] == "eval":
         for word in dict.fromkeys(nodes[1:]):
-            named = _run_name(doc, word)
-            if named is not None:
-                doc.run_names.add(named)
+            if _run_name(doc, word) is not None:
+                _runs(doc, word)
             elif word.type in ("string", "raw_string"):
                 return _inner_script(doc, word, release, model_lookup, frozen, ("eval",))
     return []
@@ -650,16 +656,57 @@ def _heredoc(doc: _Doc, node, release, model_lookup) -> list[Launch]:  # noqa: A
     return _script(doc, body, release, model_lookup, read[2], wrappers, None if quoted else '$`\\')
 
 
+_POSITIONAL = re.compile(r"\$(?:([1-9])|\{([1-9])\})\Z")
+
+
 def _run_name(doc: _Doc, node) -> str | None:  # noqa: ANN001
-    """NAME, when a word is just `$NAME`, `${NAME}` or either in double quotes."""
+    """NAME (or a positional parameter's digit), when a word is just `$NAME`, `${NAME}`, `$1`
+    or either in double quotes."""
     if node.type == "command_name" and node.named_child_count:
         node = node.named_children[0]
     if node.type == "string" and node.named_child_count == 1:
         node = node.named_children[0]
     if node.type not in ("simple_expansion", "expansion"):
         return None
-    ref = _Reference.of(doc.node_text(node))
+    text = doc.node_text(node)
+    positional = _POSITIONAL.match(text)
+    if positional:
+        return positional[1] or positional[2]
+    ref = _Reference.of(text)
     return ref.name if ref is not None and not ref.array and ref.default is None else None
+
+
+def _runs(doc: _Doc, node) -> None:  # noqa: ANN001
+    """A word run as a command or script: a variable, read where it is assigned, or a function's
+    parameter, read where the function is called."""
+    name = _run_name(doc, node)
+    if name is None:
+        return
+    if not name.isdigit():
+        doc.run_names.add(name)
+        return
+    function = node.parent
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    named = function.child_by_field_name("name") if function is not None else None
+    if named is not None:
+        doc.run_args.add((doc.node_text(named), int(name)))
+
+
+def _passed_command(doc: _Doc, function: str, index: int, release, model_lookup) -> list[Launch]:  # noqa: ANN001
+    """`run() { docker exec box bash -c "$1"; }` called as `run "python -m sglang.launch_server ..."`:
+    the argument is the script, read where the call writes it."""
+    launches: list[Launch] = []
+    for call in doc.calls.get(function, []):
+        words = call.children_by_field_name("argument")
+        if len(words) < index:
+            continue
+        word = words[index - 1]
+        if _run_name(doc, word) is not None:
+            _runs(doc, word)  # run "$CMD": CMD's assignments are read
+        elif word.type in ("string", "raw_string"):
+            launches.extend(_inner_script(doc, word, release, model_lookup, False, (function,)))
+    return launches
 
 
 def _kept_command(doc: _Doc, name: str, release, model_lookup) -> list[Launch]:  # noqa: ANN001
