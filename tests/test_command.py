@@ -374,3 +374,11 @@ def test_a_function_that_runs_its_argument() -> None:
         """)
     assert [l.wrappers[0] for l in load(FORMATS["shell"]).find_launches(Source(text), table(None))] == ["in_box", "$cmd"]
     assert fixed_shell(text) == text.replace("FA3", "fa3")
+
+
+def test_an_untagged_markdown_block_that_opens_with_a_mapping_is_yaml() -> None:
+    text = ("```\nservices:\n  s:\n    entrypoint: python3 -m sglang.launch_server\n"
+            f"    command: --model-path m {NEAR}\n```\n\n```\nenv: X=1 python -m sglang.launch_server {NEAR}\n```\n")
+    names, fixed = check("markdown", text)
+    assert names == ["invalid-choice"]  # the compose block; `env: X=1 ...` is read as YAML and holds no launch
+    assert fixed == text.replace("FA3", "fa3", 1)

@@ -1,7 +1,8 @@
 """Markdown: launches in fenced code blocks, read by the block's own format.
 
 A block tagged `bash`, `sh`, `shell`, `zsh` or `console` (or untagged, when it
-names `sglang.launch_server` or `sglang serve`) is shell; `yaml`/`yml` is
+names `sglang.launch_server` or `sglang serve`, unless it opens with a mapping
+key such as `services:`: then it is YAML) is shell; `yaml`/`yml` is
 YAML; `python`/`py` is Python. Each block is handed to its format as a
 *masked* copy of the file up to the block's end: what comes before the block
 is one comment line of the same length. The spans a format hands out are then
@@ -84,7 +85,13 @@ def _blocks(text: str) -> Iterator[_Block]:
         i = j + 1
 
 
+# An untagged block that opens with a mapping key (`services:`, `spec:`) is YAML, not a command.
+_YAML_START = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)*[A-Za-z_][\w.-]*:(?:[ \t]|\n|\Z)")
+
+
 def _kind(tag: str, body: str) -> str | None:
+    if not tag and _COMMAND.search(body) and _YAML_START.match(body):
+        return "yaml"
     if tag in _SHELL_TAGS or not tag and _COMMAND.search(body):
         console = tag in ("console", "shell-session", "shellsession") or any(
             _PROMPT.match(line) for line in body.splitlines()
