@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from autofix.edits import Edit, Fix, choose, splice
 from autofix.fixer import Finding, Fixer
 from autofix.formats import FORMATS, FormatSpec, load
+from autofix.gpuhints import gpu_in_text
 from autofix.knowledge.gpus import Gpu, gpu_named
 from autofix.knowledge.options import OptionTable, table
 from autofix.knowledge.releases import checked_as, parse_release
@@ -59,7 +60,9 @@ class Settings:
     read_config: Callable[[str], Linked | None] | None = None
     # Check only the launches that read this linked file (by name).
     only_config: str | None = None
-    gpu: Gpu | None = None  # --gpu; fixers with gpu=True run only when it is known
+    # --gpu or the configuration's; None: the GPU the checked text names (autofix.gpuhints), if any.
+    # Fixers with gpu=True run only when the GPU is known.
+    gpu: Gpu | None = None
     # AF100: report the suppression comments of the checked text that suppress nothing.
     unused_suppressions: bool = False
 
@@ -275,6 +278,7 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
     launches: list[Launch] = module.find_launches(
         source, options, release=release, model_lookup=settings.model_lookup
     )
+    gpu = settings.gpu if settings.gpu is not None else gpu_in_text(source.text)
     checked: list[tuple[Reported, Fix | None]] = []
     seen: set[tuple[str, int, int]] = set()
     used: set[tuple[int, str | None]] = set()  # the suppressions that silenced a finding
@@ -284,9 +288,9 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
         launch, config = _with_config(found, unit, options)
         if settings.only_config is not None and config != settings.only_config:
             continue
-        launch.gpu = settings.gpu
+        launch.gpu = gpu
         for fx in index_of(settings.fixers).for_launch(launch):
-            if not fx.holds_in(release) or fx.gpu and settings.gpu is None:
+            if not fx.holds_in(release) or fx.gpu and gpu is None:
                 continue
             try:
                 findings = list(fx.check(launch))
@@ -301,7 +305,7 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
                     seen.add(key)
                 checked.append((_place(unit, fx, finding, launch), finding.fix))
     if settings.unused_suppressions and settings.only_config is None:
-        checked += _unused_suppressions(source, module, settings, release, used)
+        checked += _unused_suppressions(source, module, settings, release, used, gpu)
     checked.sort(key=lambda rf: (rf[0].path is not None, rf[0].path or "", rf[0].line, rf[0].column, rf[0].fixer.code))
     return checked
 
@@ -351,12 +355,12 @@ def _suppressed(unit: _Unit, launch: Launch, finding: Finding, fx: Fixer,
 
 
 def _unused_suppressions(source: Source, module, settings: Settings, release: str | None,  # noqa: ANN001
-                         used: set[tuple[int, str | None]]) -> list[tuple[Reported, Fix | None]]:
+                         used: set[tuple[int, str | None]], gpu: Gpu | None) -> list[tuple[Reported, Fix | None]]:
     """AF100: the checked text's suppression comments that silenced nothing (see autofix.suppressions)."""
     from autofix.fixer import all_fixers
     from autofix.suppressions import UNUSED, unused
 
-    ran = {fx.code for fx in settings.fixers if fx.holds_in(release) and not (fx.gpu and settings.gpu is None)}
+    ran = {fx.code for fx in settings.fixers if fx.holds_in(release) and not (fx.gpu and gpu is None)}
     known = {word: fx.code for fx in all_fixers() for word in (fx.code, fx.name)}
     out: list[tuple[Reported, Fix | None]] = []
     for finding in unused(source.text, used, ran, known, notebook=module.__name__.endswith(".notebook")):

@@ -7,7 +7,10 @@ SGLang decides hardware rules with probes on the running machine
 cannot probe, so the user names the GPU and this table answers for it.
 
 Sources: NVIDIA's CUDA GPU compute capability table; AMD's ROCm GPU
-specifications (gfx942: MI300X, MI300A, MI325X; gfx950: MI350X, MI355X).
+specifications (gfx942: MI300X, MI300A, MI325X; gfx950: MI350X, MI355X). A
+series name stands for its members where they share the architecture SGLang
+probes: `mi300` (the MI300 series, gfx942) and `mi350` (gfx950, which SGLang's
+CI runner labels spell `mi35x`).
 """
 
 from __future__ import annotations
@@ -79,11 +82,14 @@ GPUS: dict[str, Gpu] = {
     **_nvidia(120, "rtx-pro-6000", "rtx5090", "rtx5080"),
     **_nvidia(121, "gb10", "dgx-spark"),
     **_amd("gfx90a", "mi210", "mi250", "mi250x"),
-    **_amd("gfx942", "mi300x", "mi300a", "mi325x"),
-    **_amd("gfx950", "mi350x", "mi355x"),
+    **_amd("gfx942", "mi300x", "mi300a", "mi325x", "mi300"),
+    **_amd("gfx950", "mi350x", "mi355x", "mi350"),
 }
 
-_ALIASES = {"rtx-pro-6000-blackwell": "rtx-pro-6000", "rtx-pro6000": "rtx-pro-6000", "spark": "dgx-spark"}
+_ALIASES = {
+    "rtx-pro-6000-blackwell": "rtx-pro-6000", "rtx-pro6000": "rtx-pro-6000", "spark": "dgx-spark",
+    "mi325": "mi325x", "mi35x": "mi350",
+}
 _VENDOR = re.compile(r"^(?:nvidia|amd|instinct|geforce|tesla)-+")
 _SPACED_RTX = re.compile(r"^rtx-(\d{4})\b")
 
