@@ -76,7 +76,7 @@ class Analyser:
         effective = self.resolver.effective(path)  # the nearest configuration's, or --config's
         settings = Settings(
             effective.fixers_for(path), effective.release, self.releases[str(folder)], effective.unsafe,
-            ModelLookup(folder, self.roots), ConfigReader(folder, self.roots), only_config, gpu=effective.gpu,
+            ModelLookup(folder, self.roots), ConfigReader(folder, self.roots), only_config, gpu=effective.gpu_for(path),
             unused_suppressions=effective.reports_unused_for(path),
         )
         return decode(name, data, spec, settings)

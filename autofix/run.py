@@ -210,7 +210,7 @@ def check_stdin(run: Run, name: str) -> None:
     folder = Path(name).parent.resolve()
     effective = run.resolver.effective(Path(name))  # type: ignore[union-attr]
     settings = Settings(effective.fixers_for(Path(name)), effective.release, neighbour_release(folder),
-                        effective.unsafe, ModelLookup(folder, [Path.cwd()]), gpu=effective.gpu,
+                        effective.unsafe, ModelLookup(folder, [Path.cwd()]), gpu=effective.gpu_for(Path(name)),
                         unused_suppressions=effective.reports_unused_for(Path(name)))
     prepared = decode(name, data, spec, settings)
     if isinstance(prepared, Outcome):
