@@ -949,6 +949,9 @@ _RESOLVERS = (
     # Under attention DP, --chunked-prefill-size becomes a per-rank share before later checks read it
     # (0.5.19+; 0.5.17/0.5.18's method writes the record, which the judge builds read-only there).
     "handle_data_parallelism",
+    # 0.5.21+: an NVFP4 KV cache's prefill and decode backends (trtllm_mha decode), which
+    # handle_kv4_compatibility reads.
+    "handle_nvfp4_prefill_kv_dequant_dtype",
 )
 # What runs the whole resolution (0.5.17/0.5.18): never a rule of its own; the rules it calls are.
 _WHOLE_PIPELINE = ("ServerArgs.__post_init__", "ServerArgs.__init__")
