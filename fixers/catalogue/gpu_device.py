@@ -1,0 +1,124 @@
+"""Catalogue rules: features that need a CUDA (or another) device, refused for the `--device`
+a launch writes (SGLang's `handle_speculative_decoding` and the algorithms' handlers in
+`speculative_hook.py`, `handle_gpu_memory_settings` in `memory_hook.py`).
+
+SGLang's device is `--device`, else the one it finds on the host: `cuda` on an NVIDIA or
+AMD GPU. These rules read `--device` as written; an unset one is `cuda`, as the other
+speculative rules read it, so they report only a device the launch names itself.
+"""
+
+from __future__ import annotations
+
+from autofix.rules import remove, rule
+
+from ._common import served
+from .attention_moe_more import _attn_dp
+from .speculative import _algorithm
+
+
+def _device(device: object) -> str:
+    """SGLang's device: `--device` as written, `cuda` when unset."""
+    return device if isinstance(device, str) else "cuda"
+
+
+def _resolved(algorithm: object, aux_capture: object) -> str:
+    """The algorithm handle_speculative_decoding dispatches on: upper-cased, NEXTN as EAGLE;
+    none where --enable-return-aux-hidden-states resets it."""
+    name = "" if aux_capture else _algorithm(algorithm)
+    return "EAGLE" if name == "NEXTN" else name
+
+
+def _dispatched(cfg) -> bool:  # noqa: ANN001
+    """handle_speculative_decoding reaches the algorithm's handler: its block-verification and
+    draft window/sink checks pass (a decode server's radix cache too)."""
+    algorithm = _resolved(cfg.speculative_algorithm, cfg.get("enable_return_aux_hidden_states", False))
+    window, sink = cfg.get("speculative_draft_window_size"), cfg.get("speculative_draft_sink_size")
+    return served(cfg.model_path) and not cfg.get("speculative_use_block_verification", False) \
+        and not (cfg.disaggregation_mode == "decode" and cfg.get("disaggregation_decode_enable_radix_cache", False)
+                 and algorithm not in ("DSPARK", "EAGLE", "EAGLE3")) \
+        and (window is None or int(window) > 0) and (sink is None or (int(sink) >= 0 and window is not None))
+
+
+_DFLASH = "--model-path Qwen/Qwen3-8B --speculative-algorithm DFLASH " \
+    "--speculative-draft-model-path z-lab/Qwen3-8B-DFlash-b16"
+_EAGLE3 = "--model-path Qwen/Qwen3-8B --speculative-algorithm EAGLE3 " \
+    "--speculative-draft-model-path Tengyunw/qwen3_8b_eagle3"
+
+rule(
+    code="SGL960",
+    name="speculative-block-verification-on-non-cuda-device",
+    errors="f3fa8d7a0deb",
+    when=lambda cfg: served(cfg.model_path) and cfg.speculative_use_block_verification
+    and _resolved(cfg.speculative_algorithm, cfg.get("enable_return_aux_hidden_states", False))
+    in ("EAGLE", "EAGLE3", "DFLASH", "DSPARK")
+    and not (cfg.disaggregation_mode == "decode" and cfg.disaggregation_decode_enable_radix_cache
+             and _algorithm(cfg.speculative_algorithm) == "DFLASH")
+    and _device(cfg.device) != "cuda",
+    at=("speculative_use_block_verification", "device"),
+    message="`--speculative-use-block-verification` runs only on CUDA or ROCm, not `--device {device}`",
+    fix=remove("speculative_use_block_verification"),
+    example=_EAGLE3 + " --speculative-use-block-verification --device cpu",
+    near_miss=_EAGLE3 + " --device cpu",
+)
+
+rule(
+    code="SGL961",
+    name="dflash-on-unsupported-device",
+    errors="dda171674a21",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "DFLASH" and _dispatched(cfg)
+    and not _device(cfg.device).startswith("cuda") and _device(cfg.device) not in ("npu", "xpu"),
+    at=("device", "speculative_algorithm"),
+    message="DFLASH speculative decoding runs on CUDA, NPU or XPU devices, not `--device {device}`",
+    example=_DFLASH + " --device cpu",
+    near_miss=_DFLASH,
+)
+
+rule(
+    code="SGL962",
+    name="dflash-attention-dp-on-non-cuda-device",
+    errors="9dd944c8266d",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "DFLASH" and _dispatched(cfg)
+    and _device(cfg.device) == "xpu"
+    and _attn_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) > 1,
+    at=("device", "attn_dp_size", "enable_dp_attention"),
+    message="DFLASH with attention DP runs on CUDA or NPU devices only, not `--device {device}`",
+    example=_DFLASH + " --device xpu --tp 2 --attn-dp-size 2",
+    near_miss=_DFLASH + " --device xpu --tp 2",
+)
+
+rule(
+    code="SGL963",
+    name="uno-on-non-cuda-device",
+    errors="4cb900813592",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "UNO" and _dispatched(cfg)
+    and not _device(cfg.device).startswith("cuda"),
+    at=("device", "speculative_algorithm"),
+    message="UNO speculative decoding runs only on CUDA, not `--device {device}`",
+    example="--model-path Qwen/Qwen3-8B --speculative-algorithm UNO --uno-lora-path org/uno-lora --device cpu",
+    near_miss="--model-path Qwen/Qwen3-8B --device cpu",
+)
+
+rule(
+    code="SGL964",
+    name="dspark-on-unsupported-device",
+    errors="091192f353aa",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "DSPARK" and _dispatched(cfg)
+    and not _device(cfg.device).startswith(("cuda", "npu", "xpu")),
+    at=("device", "speculative_algorithm"),
+    message="DSpark speculative decoding runs only on CUDA, NPU or XPU devices, not `--device {device}`",
+    example="--model-path Qwen/Qwen3-8B --speculative-algorithm DSPARK "
+    "--speculative-draft-model-path org/Qwen3-8B-DSpark --device cpu",
+    near_miss="--model-path Qwen/Qwen3-8B --device cpu",
+)
+
+rule(
+    code="SGL965",
+    name="ngram-speculative-decoding-on-unsupported-device",
+    errors="ec7fd68f6977",
+    when=lambda cfg: _algorithm(cfg.speculative_algorithm) == "NGRAM" and _dispatched(cfg)
+    and _device(cfg.device) not in ("cuda", "cpu", "xpu"),
+    at=("device", "speculative_algorithm"),
+    message="NGRAM speculative decoding runs only on CUDA, CPU or XPU devices, not `--device {device}`",
+    example="--model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM --device npu",
+    near_miss="--model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM --device cpu",
+)
