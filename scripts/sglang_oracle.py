@@ -733,6 +733,26 @@ class RuleFunctions:
             if wants_mla is not None and wants_mla != use_mla:
                 self.backends[backend](types.SimpleNamespace(use_mla_backend=use_mla, server_args=view))
 
+    def hardware_guard(self, view: Any, use_mla: bool) -> None:
+        """The checks of the GPU that the creator of each effective prefill/decode backend makes
+        before it builds the backend (fa3's compute capability), as the model runner meets them:
+        only a creator that reads the device capability is run, and only what it raises itself
+        is a refusal (building the backend needs a model and a GPU the judge does not have)."""
+        prefill = view.prefill_attention_backend or view.attention_backend
+        decode = view.decode_attention_backend or view.attention_backend
+        for backend in dict.fromkeys(b for b in (prefill, decode) if b):
+            creator = self.backends.get(backend)
+            if creator is None or "get_device_capability(" not in inspect.getsource(creator):
+                continue
+            try:
+                creator(types.SimpleNamespace(use_mla_backend=use_mla, server_args=view))
+            except Exception as exc:
+                innermost = exc.__traceback__
+                while innermost is not None and innermost.tb_next is not None:
+                    innermost = innermost.tb_next
+                if innermost is not None and innermost.tb_frame.f_code is creator.__code__:
+                    raise
+
     def kind_guard(self, backend: str) -> bool | None:
         """What ``use_mla_backend`` the creator of ``backend`` insists on, read
         from its first statement (``if not runner.use_mla_backend: raise``);
@@ -1255,10 +1275,13 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
                 # 0.5.17/0.5.18 handlers read fields: what passes inside them declared is materialised.
                 vars(record).update(declared_overlay(record))
         # The attention registry's MLA/MHA guard, when the model runner starts.
+        fields = {k: getattr(record, k) for k in _field_names(type(record))}
+        view = types.SimpleNamespace(**{**vars(record), **fields, **declared_overlay(record)})
         if architecture is not None:
-            fields = {k: getattr(record, k) for k in _field_names(type(record))}
-            view = types.SimpleNamespace(**{**vars(record), **fields, **declared_overlay(record)})
             funcs.registry_guard(view, _is_mla(architecture, _hints(True)))
+        # A case that names its GPU meets the backend creators' checks of it too.
+        if case.get("gpu") is not None:
+            funcs.hardware_guard(view, _is_mla(architecture or "LlamaForCausalLM", _hints(True)))
     except Exception as exc:  # AssertionError, ValueError, NotImplementedError ...
         return {**result, "ok": False, "stage": "rules", "error": exception_text(exc), "where": raised_at(exc)}
     return {**result, "stage": "rules"}
