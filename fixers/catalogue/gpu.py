@@ -9,6 +9,7 @@ answers SGLang's probes as that GPU would. SGLang's `is_sm100` is compute capabi
 
 from __future__ import annotations
 
+from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
 from ._common import gpu, on_nvidia, served
@@ -54,6 +55,42 @@ rule(
     gpu="h100",
     example="--model-path Qwen/Qwen3-8B --tp 2 --attention-backend trtllm_mha --attn-cp-size 2",
     near_miss="--model-path Qwen/Qwen3-8B --tp 2 --attention-backend trtllm_mha",
+)
+
+# -- the attention backends the model runner creates (attention_registry.py) -------------
+
+
+def _fa3_refused(cfg) -> bool:  # noqa: ANN001
+    """create_flashattention_v3_backend's capability check fails on this NVIDIA GPU: it needs
+    SM90, or SM80 for a model that is not MLA (ROCm GPUs pass it)."""
+    found = gpu(cfg)
+    if not found.is_cuda or found.sm is None or found.sm // 10 == 9:
+        return False
+    if found.sm // 10 == 8:
+        mla = cfg.model.mla
+        if mla is None:
+            raise Unresolvable("whether the model is MLA is not known")
+        return mla
+    return True
+
+
+rule(
+    code="SGL911",
+    name="fa3-attention-on-unsupported-gpu",
+    errors="927a773b30fc",
+    # An fp8_e5m2 KV cache turns a base fa3 backend into triton first.
+    when=lambda cfg: served(cfg.model_path) and "fa3" in _backends(cfg)
+    and not (cfg.attention_backend == "fa3" and cfg.kv_cache_dtype == "fp8_e5m2" and "fa3" not in (
+        cfg.prefill_attention_backend, cfg.decode_attention_backend))
+    and _overrides_keep(cfg.model, cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend)
+    and _fa3_refused(cfg),
+    at=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
+    message=lambda cfg: "FlashAttention v3 (`fa3`) runs on SM90 GPUs, and on SM80 for models that are not MLA; "
+    f"not on {gpu(cfg).label}: use `--attention-backend flashinfer`",
+    fix=(remove("attention_backend"), remove("prefill_attention_backend"), remove("decode_attention_backend")),
+    gpu="b200",
+    example="--model-path Qwen/Qwen3-8B --attention-backend fa3",
+    near_miss="--model-path Qwen/Qwen3-8B --attention-backend flashinfer",
 )
 
 # -- handle_linear_attn_backend (attention_hook.py) --------------------------------------
