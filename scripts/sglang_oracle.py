@@ -58,7 +58,8 @@ Subcommands, each printing one JSON document on stdout:
     (``server_args.py``, ``arg_groups/``) whose strings spell the literal text
     of one of the patterns, in the order the release's pipeline calls them,
     on the parsed arguments with unset ones resolved as on one GPU of the
-    case's profile (``b200`` by default, ``h100``, ``a100``, ``rtx5090``, ``mi300x``). Fixers name
+    case's profile (``b200`` by default, ``h100``, ``a100``, ``rtx5090``, ``mi300x``; ``mps`` for a
+    launch whose ``--device`` is mps). Fixers name
     their rule by SGLang's message, so this needs no per-rule code.
 ``mla``
     ``mla_architectures``: the architectures for which the real
@@ -200,6 +201,7 @@ BLACKWELL_PROBES: dict[str, Any] = {
     "is_npu": False,
     "is_xpu": False,
     "is_musa": False,
+    "is_mps": False,
     "is_cpu": False,
     "is_sm90_supported": False,
     "is_sm100_supported": True,
@@ -224,6 +226,7 @@ BLACKWELL_PLATFORM: dict[str, Any] = {
     "is_npu": False,
     "is_xpu": False,
     "is_musa": False,
+    "is_mps": False,
     "is_sm90": False,
     "is_sm100": True,
     "is_sm100_or_sm110": True,
@@ -265,6 +268,15 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
         "get_device_sm": 120, "get_device_capability": (12, 0), "get_device_name": "NVIDIA GeForce RTX 5090",
         "is_sm90": False, "is_sm100": False, "is_sm100_or_sm110": False, "is_sm120": True, "is_blackwell": True,
         "device_sm": 120, "device_capability": (12, 0),
+    },
+    # mps: an Apple GPU (Torch MPS), the machine a `--device mps` launch runs on.
+    "mps": {
+        "get_device_memory_capacity": 64 * 1024,
+        "is_cuda": False, "is_cuda_alike": False, "is_hip": False, "is_mps": True, "is_sm100_supported": False,
+        "is_sm100_or_sm110_supported": False, "is_blackwell_supported": False, "is_flashinfer_available": False,
+        "get_device_sm": 0, "get_device_capability": (0, 0), "get_device_name": "Apple M-series GPU",
+        "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False, "has_flashinfer": False,
+        "device_sm": 0, "device_capability": (0, 0),
     },
     "mi300x": {
         "get_device_memory_capacity": 192 * 1024,
@@ -975,6 +987,9 @@ _RESOLVERS = (
 )
 # What runs the whole resolution (0.5.17/0.5.18): never a rule of its own; the rules it calls are.
 _WHOLE_PIPELINE = ("ServerArgs.__post_init__", "ServerArgs.__init__")
+# What ServerArgs.resolve_once checks after the pipeline, on the Torch MPS device only (0.5.22+):
+# run there, never as a rule of its own (the entry point would be the whole resolution).
+_AFTER_PIPELINE_ON_MPS = ("validate_standard_mps_server_args", "validate_mps_model_config")
 # Where the pipeline applies model overrides (Kimi-K3's among them).
 _MODEL_OVERRIDES = ("handle_model_specific_adjustments(", "_handle_model_specific_adjustments(")
 
@@ -1242,6 +1257,7 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
     # The model, as rules that read it see it; an unknown one is a plain dense
     # decoder (autofix reports nothing about a model it does not know).
     model = probe_model_config(architecture or "LlamaForCausalLM")
+    model.quantization = raw.get("quantization")  # as ModelConfig.from_server_args takes it
     vars(record)["_model_config"] = model  # 0.5.19+ memo
     if not hasattr(type(record), "resolve_once"):
         vars(record)["model_config"] = model  # 0.5.17/0.5.18 memo
@@ -1274,9 +1290,15 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
             if not hasattr(type(record), "resolve_once"):
                 # 0.5.17/0.5.18 handlers read fields: what passes inside them declared is materialised.
                 vars(record).update(declared_overlay(record))
-        # The attention registry's MLA/MHA guard, when the model runner starts.
         fields = {k: getattr(record, k) for k in _field_names(type(record))}
         view = types.SimpleNamespace(**{**vars(record), **fields, **declared_overlay(record)})
+        mps_checks = [f for name in _AFTER_PIPELINE_ON_MPS for f in named(name)]
+        if mps_checks and view.device == "mps" and str(view.model_path).lower() not in ("none", "dummy"):
+            result["ran"] += [f.qualname for f in mps_checks]
+            lora = bool(view.enable_lora) or (view.enable_lora is None and bool(view.lora_paths))
+            mps_checks[0].resolve()(record)
+            mps_checks[1].resolve()(model, lora_enabled=lora)
+        # The attention registry's MLA/MHA guard, when the model runner starts.
         if architecture is not None:
             funcs.registry_guard(view, _is_mla(architecture, _hints(True)))
         # A case that names its GPU meets the backend creators' checks of it too.
@@ -1303,6 +1325,16 @@ def raised_at(exc: BaseException) -> str | None:
     return found
 
 
+def _device_machine(argv: list[str]) -> str | None:
+    """The machine profile a launch's own `--device` names (mps: an Apple GPU); None: the default."""
+    for i, arg in enumerate(argv):
+        value = arg.split("=", 1)[1] if arg.startswith("--device=") else argv[i + 1] if arg == "--device" and \
+            i + 1 < len(argv) else None
+        if value is not None:
+            return "mps" if value.split(":", 1)[0] == "mps" else None
+    return None
+
+
 def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
     """stdin: ``{"patterns": [regex, ...], "cases": [{"argv", "cwd", "architecture", "gpu",
     "patterns" (optional: only these)}]}``. Each case is parsed like ``parse``;
@@ -1327,9 +1359,11 @@ def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
         found = {f for p in wanted for f in (locate(p) if located.get(p) else ())}
         # Functions named by the catalogue (module:qualname), for errors no message locates (a bare assert).
         found |= {f for name in case.get("functions", ()) for f in by_name(name) if f.qualname not in _WHOLE_PIPELINE}
+        found = {f for f in found if f.qualname not in _AFTER_PIPELINE_ON_MPS}
         rules = sorted({e for f in found for e in entry_points(f)}, key=_rank)
         modules = [*funcs.modules, *(importlib.import_module(f.module) for f in rules)]
-        with machine(modules, case.get("gpu")), stand_in_models(case.get("architecture")), \
+        with machine(modules, case.get("gpu") or _device_machine(case["argv"])), \
+                stand_in_models(case.get("architecture")), \
                 contextlib.ExitStack() as stack:
             saved = funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support
             funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support = lambda: None
