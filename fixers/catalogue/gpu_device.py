@@ -122,3 +122,81 @@ rule(
     example="--model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM --device npu",
     near_miss="--model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM --device cpu",
 )
+
+# -- the Torch MPS device (validation_hook.py: validate_standard_mps_server_args, validate_mps_model_config) --
+# ServerArgs.resolve_once runs them after the pipeline when the device is mps (and
+# SGLANG_USE_MLX, which hands the model to MLX, is not set). The pipeline fills only unset
+# backends there (torch_native attention, pytorch sampling).
+
+_MPS_BACKENDS = ("attention_backend", "prefill_attention_backend", "decode_attention_backend")
+
+
+def _on_mps(device: object, model_path: object) -> bool:
+    return _device(device) == "mps" and served(model_path)
+
+
+def _mps_backends_pass(attention: object, prefill: object, decode: object) -> bool:
+    return all(b in (None, "torch_native") for b in (attention, prefill, decode))
+
+
+_MPS = "--model-path Qwen/Qwen3-8B --device mps"
+
+rule(
+    code="SGL970",
+    name="mps-device-with-other-attention-backend",
+    errors="7bf2c5adf921",
+    when=lambda cfg: _on_mps(cfg.device, cfg.model_path)
+    and not _mps_backends_pass(cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend),
+    at=_MPS_BACKENDS,
+    message="the Torch MPS device supports only the torch_native attention backend",
+    fix=tuple(remove(dest) for dest in _MPS_BACKENDS),
+    example=_MPS + " --attention-backend triton",
+    near_miss=_MPS + " --attention-backend torch_native",
+)
+
+rule(
+    code="SGL971",
+    name="mps-device-with-other-sampling-backend",
+    errors="9f0de96f88f7",
+    when=lambda cfg: _on_mps(cfg.device, cfg.model_path)
+    and _mps_backends_pass(cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend)
+    and cfg.sampling_backend not in (None, "pytorch") and not cfg.enable_deterministic_inference,
+    at="sampling_backend",
+    message="the Torch MPS device supports only the pytorch sampling backend, not `--sampling-backend "
+    "{sampling_backend}`",
+    fix=remove("sampling_backend"),
+    example=_MPS + " --sampling-backend flashinfer",
+    near_miss=_MPS + " --sampling-backend pytorch",
+)
+
+rule(
+    code="SGL972",
+    name="mps-device-with-parallelism",
+    errors="a738334058ac",
+    when=lambda cfg: _on_mps(cfg.device, cfg.model_path)
+    and _mps_backends_pass(cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend)
+    and (cfg.sampling_backend in (None, "pytorch") or cfg.enable_deterministic_inference)
+    and (cfg.tp_size != 1 or cfg.pp_size != 1 or cfg.dp_size != 1),
+    at=("tp_size", "pp_size", "dp_size"),
+    message="the Torch MPS device needs `--tp-size 1`, `--pp-size 1` and `--dp-size 1`",
+    fix=(remove("tp_size"), remove("pp_size"), remove("dp_size")),
+    example=_MPS + " --tp-size 2",
+    near_miss=_MPS,
+)
+
+rule(
+    code="SGL973",
+    name="mps-device-with-quantized-weights",
+    errors="71ef8b3b1f8f",
+    # A checkpoint's own quantization is known only from its config: the rule reads the flag.
+    when=lambda cfg: _on_mps(cfg.device, cfg.model_path)
+    and _mps_backends_pass(cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend)
+    and (cfg.sampling_backend in (None, "pytorch") or cfg.enable_deterministic_inference)
+    and cfg.tp_size == 1 and cfg.pp_size == 1 and cfg.dp_size == 1
+    and cfg.quantization not in (None, "unquant"),
+    at="quantization",
+    message="the Torch MPS device serves only unquantized weights, not `--quantization {quantization}`",
+    fix=remove("quantization"),
+    example=_MPS + " --quantization fp8",
+    near_miss=_MPS,
+)
