@@ -58,8 +58,8 @@ Subcommands, each printing one JSON document on stdout:
     (``server_args.py``, ``arg_groups/``) whose strings spell the literal text
     of one of the patterns, in the order the release's pipeline calls them,
     on the parsed arguments with unset ones resolved as on one GPU of the
-    case's profile (``b200`` by default, ``h100``, ``a100``, ``rtx5090``, ``mi300x``; ``mps`` for a
-    launch whose ``--device`` is mps). Fixers name
+    case's profile (``b200`` by default, ``h100``, ``a100``, ``rtx5090``, ``mi300x``, ``xpu``,
+    ``npu``, ``musa``; ``mps`` for a launch whose ``--device`` is mps). Fixers name
     their rule by SGLang's message, so this needs no per-rule code.
 ``mla``
     ``mla_architectures``: the architectures for which the real
@@ -212,6 +212,7 @@ BLACKWELL_PROBES: dict[str, Any] = {
     "cpu_has_amx_support": False,
     "is_flashinfer_available": True,
     "is_mnnvl_fabric_device": False,
+    "xpu_has_xmx_support": False,
     "get_device_sm": 100,
     "get_device_capability": (10, 0),
     "get_device_name": "NVIDIA B200",
@@ -269,6 +270,32 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
         "is_sm90": False, "is_sm100": False, "is_sm100_or_sm110": False, "is_sm120": True, "is_blackwell": True,
         "device_sm": 120, "device_capability": (12, 0),
     },
+    # xpu, npu, musa: an Intel GPU, an Ascend NPU, a Moore Threads GPU (their platforms' probes).
+    "xpu": {
+        "get_device_memory_capacity": 64 * 1024,
+        "is_cuda": False, "is_cuda_alike": False, "is_hip": False, "is_xpu": True, "xpu_has_xmx_support": True,
+        "is_sm100_supported": False,
+        "is_sm100_or_sm110_supported": False, "is_blackwell_supported": False, "is_flashinfer_available": False,
+        "get_device_sm": 0, "get_device_capability": (0, 0), "get_device_name": "Intel(R) Data Center GPU Max 1550",
+        "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False, "has_flashinfer": False,
+        "device_sm": 0, "device_capability": (0, 0),
+    },
+    "npu": {
+        "get_device_memory_capacity": 64 * 1024,
+        "is_cuda": False, "is_cuda_alike": False, "is_hip": False, "is_npu": True, "is_sm100_supported": False,
+        "is_sm100_or_sm110_supported": False, "is_blackwell_supported": False, "is_flashinfer_available": False,
+        "get_device_sm": 0, "get_device_capability": (0, 0), "get_device_name": "Ascend910B",
+        "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False, "has_flashinfer": False,
+        "device_sm": 0, "device_capability": (0, 0),
+    },
+    "musa": {
+        "get_device_memory_capacity": 48 * 1024,
+        "is_cuda": False, "is_cuda_alike": False, "is_hip": False, "is_musa": True, "is_sm100_supported": False,
+        "is_sm100_or_sm110_supported": False, "is_blackwell_supported": False, "is_flashinfer_available": False,
+        "get_device_sm": 0, "get_device_capability": (0, 0), "get_device_name": "MTT S4000",
+        "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False, "has_flashinfer": False,
+        "device_sm": 0, "device_capability": (0, 0),
+    },
     # mps: an Apple GPU (Torch MPS), the machine a `--device mps` launch runs on.
     "mps": {
         "get_device_memory_capacity": 64 * 1024,
@@ -287,6 +314,10 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
         "device_sm": 0, "device_capability": (9, 4),
     },
 }
+
+
+# SGLang's device when --device is unset, on a profile's machine (cuda on NVIDIA and ROCm GPUs).
+_PROFILE_DEVICE = {"xpu": "xpu", "npu": "npu", "musa": "musa", "mps": "mps"}
 
 
 def profile(gpu: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -1096,12 +1127,14 @@ def _rank(function: RuleFunction) -> tuple[int, str, int]:
 class _JudgeHFConfig(_ProbeHFConfig):
     """The stand-in checkpoint of the judge: numbers are plausible, and
     optional features (``*_config``, ``use_*``, ``is_*``, ``index_*`` of
-    sparse attention, ``sliding_window``) are absent, as in a plain decoder."""
+    sparse attention, ``*_per_layer`` head counts, ``sliding_window``) are
+    absent, as in a plain decoder."""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        if name.endswith(("_config", "_configs")) or name.startswith(("use_", "is_", "enable_", "index_")) \
+        if name.endswith(("_config", "_configs", "_per_layer")) \
+                or name.startswith(("use_", "is_", "enable_", "index_")) \
                 or name in ("sliding_window", "layer_types", "quantization", "text_config"):
             return None
         return 64
@@ -1135,15 +1168,16 @@ def probe_model_config(architecture: str) -> Any:
     return config
 
 
-def resolved_defaults(raw: dict[str, Any]) -> dict[str, Any]:
-    """What resolution fills in for arguments left unset, on one B200, before
-    the validations read them (check_server_args divides by page_size and
-    reads served_model_name). Only unset (None) arguments are filled."""
+def resolved_defaults(raw: dict[str, Any], device: str = "cuda") -> dict[str, Any]:
+    """What resolution fills in for arguments left unset, on one B200 (or the
+    device of the case's machine), before the validations read them
+    (check_server_args divides by page_size and reads served_model_name). Only
+    unset (None) arguments are filled."""
     model = raw.get("model_path")
     fills = {
         "served_model_name": model,
         "tokenizer_path": model,
-        "device": "cuda",
+        "device": device,
         "page_size": 1,
         # SGLang's defaults on a GPU with B200-class memory.
         "chunked_prefill_size": 16384,
@@ -1253,7 +1287,7 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
     architecture = case.get("architecture")
     raw = {**default_arguments(), **parsed["args"]}
     record = server_args_record(raw)
-    _declare(record, "autofix: resolved defaults", resolved_defaults(raw))
+    _declare(record, "autofix: resolved defaults", resolved_defaults(raw, _PROFILE_DEVICE.get(case.get("gpu"), "cuda")))
     # The model, as rules that read it see it; an unknown one is a plain dense
     # decoder (autofix reports nothing about a model it does not know).
     model = probe_model_config(architecture or "LlamaForCausalLM")
