@@ -13,7 +13,7 @@ from autofix.rules import remove, rule
 
 from ._common import served
 from .attention_moe_more import _attn_dp
-from .speculative import _algorithm
+from .speculative import _algorithm, _eagle_family
 
 
 def _device(device: object) -> str:
@@ -121,6 +121,26 @@ rule(
     message="NGRAM speculative decoding runs only on CUDA, CPU or XPU devices, not `--device {device}`",
     example="--model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM --device npu",
     near_miss="--model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM --device cpu",
+)
+
+rule(
+    code="SGL966",
+    name="deterministic-rejection-sampling-on-non-cuda-device",
+    errors="e47bd131845a",
+    # The earlier rejection-sampling checks pass: EAGLE/EAGLE3/NEXTN with a written top-k of 1.
+    when=lambda cfg: cfg.speculative_use_rejection_sampling and cfg.enable_deterministic_inference
+    and _eagle_family(cfg.speculative_algorithm, cfg.speculative_draft_model_path, cfg.model_path)
+    and _algorithm(cfg.speculative_algorithm) != "STANDALONE" and _dispatched(cfg)
+    and cfg.speculative_num_steps is not None and cfg.speculative_eagle_topk == 1
+    and not _device(cfg.device).startswith("cuda"),
+    at=("device", "speculative_use_rejection_sampling"),
+    message="deterministic rejection sampling runs only on CUDA-compatible devices (its draft sampling is a "
+    "Triton hash kernel), not `--device {device}`",
+    fix=remove("speculative_use_rejection_sampling"),
+    example=_EAGLE3 + " --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+    "--speculative-use-rejection-sampling --enable-deterministic-inference --device cpu",
+    near_miss=_EAGLE3 + " --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+    "--enable-deterministic-inference --device cpu",
 )
 
 # -- the Torch MPS device (validation_hook.py: validate_standard_mps_server_args, validate_mps_model_config) --
