@@ -159,6 +159,11 @@ def _mps_backends_pass(attention: object, prefill: object, decode: object) -> bo
     return all(b in (None, "torch_native") for b in (attention, prefill, decode))
 
 
+def _mps_sampling_passes(sampling_backend: object, deterministic: object) -> bool:
+    """The sampling backend the MPS check reads is pytorch (deterministic inference forces it)."""
+    return sampling_backend in (None, "pytorch") or bool(deterministic)
+
+
 _MPS = "--model-path Qwen/Qwen3-8B --device mps"
 
 rule(
@@ -180,7 +185,7 @@ rule(
     errors="9f0de96f88f7",
     when=lambda cfg: _on_mps(cfg.device, cfg.model_path)
     and _mps_backends_pass(cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend)
-    and cfg.sampling_backend not in (None, "pytorch") and not cfg.enable_deterministic_inference,
+    and not _mps_sampling_passes(cfg.sampling_backend, cfg.enable_deterministic_inference),
     at="sampling_backend",
     message="the Torch MPS device supports only the pytorch sampling backend, not `--sampling-backend "
     "{sampling_backend}`",
@@ -195,7 +200,7 @@ rule(
     errors="a738334058ac",
     when=lambda cfg: _on_mps(cfg.device, cfg.model_path)
     and _mps_backends_pass(cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend)
-    and (cfg.sampling_backend in (None, "pytorch") or cfg.enable_deterministic_inference)
+    and _mps_sampling_passes(cfg.sampling_backend, cfg.enable_deterministic_inference)
     and (cfg.tp_size != 1 or cfg.pp_size != 1 or cfg.dp_size != 1),
     at=("tp_size", "pp_size", "dp_size"),
     message="the Torch MPS device needs `--tp-size 1`, `--pp-size 1` and `--dp-size 1`",
@@ -211,7 +216,7 @@ rule(
     # A checkpoint's own quantization is known only from its config: the rule reads the flag.
     when=lambda cfg: _on_mps(cfg.device, cfg.model_path)
     and _mps_backends_pass(cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend)
-    and (cfg.sampling_backend in (None, "pytorch") or cfg.enable_deterministic_inference)
+    and _mps_sampling_passes(cfg.sampling_backend, cfg.enable_deterministic_inference)
     and cfg.tp_size == 1 and cfg.pp_size == 1 and cfg.dp_size == 1
     and cfg.quantization not in (None, "unquant"),
     at="quantization",
