@@ -201,14 +201,12 @@ rule(
     code="SGL928",
     name="fp4-kv-cache-on-non-cuda-gpu",
     errors="8f42ff3ee8f4",
-    # From 0.5.21 an nvfp4 cache passes the dequant handler first (it prefills from FP8 off SM100);
-    # fp4_mx_block16 needs its dequant dtype on auto there.
+    # From 0.5.21 the dequant handler gives an nvfp4 cache a trtllm_mha decode backend, which the
+    # attention checks refuse first off CUDA; fp4_mx_block16 needs its dequant dtype on auto there.
     when=lambda cfg: cfg.kv_cache_dtype in ("nvfp4", "fp4_mx_block16") and served(cfg.model_path)
     and not on_nvidia(cfg) and (
         not cfg.has("prefill_kv_cache_dequant_dtype")
-        or (cfg.kv_cache_dtype == "fp4_mx_block16" and cfg.get("prefill_kv_cache_dequant_dtype") == "auto")
-        or (_nvfp4(cfg) and _dequant(cfg) == "fp8_e4m3" and cfg.prefill_attention_backend in (None, "flashinfer")
-            and cfg.decode_attention_backend in (None, "trtllm_mha"))),
+        or (cfg.kv_cache_dtype == "fp4_mx_block16" and cfg.get("prefill_kv_cache_dequant_dtype") == "auto")),
     at="kv_cache_dtype",
     message=lambda cfg: f"an FP4 KV cache (`--kv-cache-dtype {cfg.kv_cache_dtype}`) runs only on NVIDIA CUDA GPUs, "
     f"not {gpu(cfg).label}",
