@@ -79,7 +79,7 @@ class Analyser:
         settings = Settings(
             effective.fixers_for(path), effective.release, self.releases[str(folder)], effective.unsafe,
             ModelLookup(folder, self.roots, self.models, effective.fetch_model_config),
-            ConfigReader(folder, self.roots), only_config, gpu=effective.gpu,
+            ConfigReader(folder, self.roots), only_config, gpu=effective.gpu_for(path),
             unused_suppressions=effective.reports_unused_for(path),
         )
         return decode(name, data, spec, settings)

@@ -162,7 +162,8 @@ def main(
         sys.exit(_show_launches(resolver, list(paths) or [Path(".")], fmt, force_exclude))
     for fx in fixers if run.gpu is None and from_log is not None else ():
         if fx.gpu:
-            click.echo(f"autofix: {fx.code} checks files only with --gpu NAME (skipped)", err=True)
+            click.echo(f"autofix: {fx.code} checks only files whose GPU is known: --gpu NAME, the configuration's "
+                       "`gpu` or `per-file-gpu`, or a GPU the file names", err=True)
     unsafe = unsafe_fixes or config.unsafe_fixes
     run.fixers, run.unsafe, run.color = list(fixers), unsafe, color
     targets = list(paths) or [Path(".")]

@@ -5,8 +5,9 @@ configuration closest to it (in its folder, else the nearest parent folder
 that has one); a pyproject.toml without `[tool.autofix]` is passed over, and
 in one folder `.autofix.toml` wins over pyproject.toml. The closest
 configuration wins whole: nothing is merged from configurations further up.
-Patterns (`exclude`, `extend-exclude`, `per-file-ignores`) are gitignore-style
-and relative to the folder of the configuration file that holds them.
+Patterns (`exclude`, `extend-exclude`, `per-file-ignores`, `per-file-gpu`) are
+gitignore-style and relative to the folder of the configuration file that holds
+them.
 `--config FILE` forces one configuration for every file; its patterns are
 relative to the working directory (as ruff does).
 """
@@ -26,7 +27,7 @@ __all__ = [
 
 KEYS = frozenset({
     "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "sglang-version",
-    "unsafe-fixes", "gpu", "fetch-model-config",
+    "unsafe-fixes", "gpu", "fetch-model-config", "per-file-gpu",
 })
 # In one folder, the first of these that holds autofix settings is its configuration.
 CONFIG_NAMES = (".autofix.toml", "pyproject.toml")
@@ -55,6 +56,8 @@ class Config:
     unsafe_fixes: bool = False
     gpu: str | None = None  # a GPU name (autofix.knowledge.gpus), as written
     fetch_model_config: bool = False  # ask the Hub for a model's config.json the local cache lacks
+    # pattern -> a GPU name: the GPU of the files it matches (the last matching pattern wins).
+    per_file_gpu: dict[str, str] = field(default_factory=dict)
     base: Path | None = None  # the folder its patterns are relative to; None: the file's folder
 
     @property
@@ -85,6 +88,17 @@ class Config:
                 codes.update(words)
         return codes
 
+    def gpu_pattern_for(self, path: Path) -> str | None:
+        """The last per-file-gpu pattern that matches path; None when none does."""
+        if not self.per_file_gpu:
+            return None
+        rel = self.relative(path)
+        found = None
+        for pattern in self.per_file_gpu:
+            if _spec((pattern,)).match_file(rel):
+                found = pattern
+        return found
+
     def excludes(self, path: Path, is_dir: bool) -> bool:
         """Whether exclude or extend-exclude matches path (a folder when is_dir)."""
         if self.exclude is None and path.name in DEFAULT_EXCLUDE and is_dir:
@@ -108,6 +122,7 @@ class Config:
             "unsafe-fixes": self.unsafe_fixes,
             "gpu": self.gpu,
             "fetch-model-config": self.fetch_model_config,
+            "per-file-gpu": dict(self.per_file_gpu),
         }
 
 
@@ -206,6 +221,9 @@ def load_config(path: Path | None) -> Config:
     for key, value in flags.items():
         if not isinstance(value, bool):
             raise ConfigError(f"{path}: `{key}` must be true or false")
+    per_file_gpu = table.get("per-file-gpu", {})
+    if not isinstance(per_file_gpu, dict) or not all(isinstance(v, str) for v in per_file_gpu.values()):
+        raise ConfigError(f"{path}: `per-file-gpu` must be a table of GPU names")
     return Config(
         path,
         select=words("select"),
@@ -218,6 +236,7 @@ def load_config(path: Path | None) -> Config:
         unsafe_fixes=flags["unsafe-fixes"],
         gpu=gpu,
         fetch_model_config=flags["fetch-model-config"],
+        per_file_gpu=per_file_gpu,
     )
 
 
@@ -318,8 +337,16 @@ class Effective:
     release: str | None
     unsafe: bool
     unused_suppressions: bool  # AF100 is selected
-    gpu: object = None  # autofix.knowledge.gpus.Gpu: --gpu, else the configuration's `gpu`; None: GPU rules off
+    gpu: object = None  # autofix.knowledge.gpus.Gpu: --gpu, else the configuration's `gpu`; None: not named
     fetch_model_config: bool = False  # --fetch-model-config, or the configuration's `fetch-model-config`
+    # per-file-gpu's patterns and their GPUs; empty under --gpu, which wins over every file's.
+    per_file_gpu: dict = field(default_factory=dict)
+
+    def gpu_for(self, path: Path) -> object:
+        """The GPU a file's launches run on, as the configuration and --gpu name it (None: not named,
+        and then the GPU the file names, if any: autofix.gpuhints)."""
+        pattern = self.config.gpu_pattern_for(path) if self.per_file_gpu else None
+        return self.per_file_gpu[pattern] if pattern is not None else self.gpu
 
     def fixers_for(self, path: Path) -> Sequence:
         """The fixers for one file: the selected ones less its per-file-ignores (the selection
@@ -343,7 +370,7 @@ class Effective:
             "fixers": [fx.code for fx in self.fixers_for(path)]
             + (["AF100"] if self.reports_unused_for(path) else []),
             "release": self.release,  # None: detected per launch
-            "gpu": getattr(self.gpu, "name", None),
+            "gpu": getattr(self.gpu_for(path), "name", None),
             "unsafe": self.unsafe,
             "fetch-model-config": self.fetch_model_config,
             "settings": self.config.settings(),
@@ -374,13 +401,18 @@ def _effective(config: Config, overrides: Overrides, only: set[str] | None) -> E
             raise ConfigError(f"{where}: `{key}`: unknown fixer code or name: {unknown[0]}")
     if config.sglang_version is not None and parse_release(config.sglang_version) is None:
         raise ConfigError(f"{where}: `sglang-version`: not a release: {config.sglang_version}")
+    from autofix.knowledge.gpus import gpu_named
+
     gpu = None
     if overrides.gpu or config.gpu:
-        from autofix.knowledge.gpus import gpu_named
-
         gpu = gpu_named(overrides.gpu or config.gpu)
         if gpu is None and not overrides.gpu:
             raise ConfigError(f"{where}: `gpu`: unknown GPU {config.gpu!r}")
+    per_file_gpu = {}
+    for pattern, name in config.per_file_gpu.items():
+        per_file_gpu[pattern] = gpu_named(name)
+        if per_file_gpu[pattern] is None:
+            raise ConfigError(f"{where}: `per-file-gpu` {pattern!r}: unknown GPU {name!r}")
     select = list(overrides.select) or list(config.select)
     extend = [*config.extend_select, *overrides.extend_select]
     ignore = [*config.ignore, *overrides.ignore]
@@ -400,4 +432,5 @@ def _effective(config: Config, overrides: Overrides, only: set[str] | None) -> E
         unused,
         gpu,
         overrides.fetch_model_config or config.fetch_model_config,
+        {} if overrides.gpu else per_file_gpu,
     )

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from autofix.edits import Edit, Fix, choose, splice
 from autofix.fixer import Finding, Fixer
 from autofix.formats import FORMATS, FormatSpec, load
+from autofix.gpuhints import gpu_in_text
 from autofix.knowledge.gpus import Gpu, gpu_named
 from autofix.knowledge.modelfacts import ModelFacts
 from autofix.knowledge.options import OptionTable, table
@@ -63,7 +64,9 @@ class Settings:
     read_config: Callable[[str], Linked | None] | None = None
     # Check only the launches that read this linked file (by name).
     only_config: str | None = None
-    gpu: Gpu | None = None  # --gpu; fixers with gpu=True run only when it is known
+    # --gpu or the configuration's; None: the GPU the checked text names (autofix.gpuhints), if any.
+    # Fixers with gpu=True run only when the GPU is known.
+    gpu: Gpu | None = None
     # AF100: report the suppression comments of the checked text that suppress nothing.
     unused_suppressions: bool = False
 
@@ -122,6 +125,11 @@ class Result:
     @property
     def remaining(self) -> list[Reported]:
         return [r for r in self.findings if not r.fixed]
+
+
+def gpu_of(source: Source, settings: Settings) -> Gpu | None:
+    """The GPU a text's launches run on: --gpu or the configuration's, else the one the text names."""
+    return settings.gpu if settings.gpu is not None else gpu_in_text(source.text)
 
 
 def release_in_text(text: str) -> str | None:
@@ -317,12 +325,13 @@ def _read(unit: _Unit, module, settings: Settings) -> tuple[str | None, list[Rea
         unit.newer = (release, checked_as(release))
         release = checked_as(release)
     options = table(release)
+    gpu = gpu_of(source, settings)
     reads: list[Read] = []
     for found in module.find_launches(source, options, release=release, model_lookup=settings.model_lookup):
         read = Read(found, found, None)
         if not read.prints_help:  # argparse prints the help and exits before anything is checked
             launch, config = _with_config(found, unit, options)
-            launch.gpu = settings.gpu
+            launch.gpu = gpu
             read = Read(found, launch, config)
         reads.append(read)
     return release, reads
@@ -331,6 +340,7 @@ def _read(unit: _Unit, module, settings: Settings) -> tuple[str | None, list[Rea
 def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix | None]]:  # noqa: ANN001
     source = unit.current(None)
     release, reads = _read(unit, module, settings)
+    gpu = gpu_of(source, settings)
     checked: list[tuple[Reported, Fix | None]] = []
     seen: set[tuple[str, int, int, str | None]] = set()
     used: set[tuple[int, str | None]] = set()  # the suppressions that silenced a finding
@@ -340,7 +350,7 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
         launch = read.launch
         shut = closed(launch)
         for fx in index_of(settings.fixers).for_launch(launch):
-            if not fx.holds_in(release) or fx.gpu and settings.gpu is None:
+            if not fx.holds_in(release) or fx.gpu and gpu is None:
                 continue
             findings = _run(fx, launch)
             if shut is not None:
@@ -358,7 +368,7 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
                 seen.add(key)
                 checked.append((_place(unit, fx, finding, launch), finding.fix))
     if settings.unused_suppressions and settings.only_config is None:
-        checked += _unused_suppressions(source, module, settings, release, used)
+        checked += _unused_suppressions(source, module, settings, release, used, gpu)
     checked.sort(key=lambda rf: (rf[0].path is not None, rf[0].path or "", rf[0].line, rf[0].column, rf[0].fixer.code))
     return checked
 
@@ -415,12 +425,12 @@ def _suppressed(unit: _Unit, launch: Launch, finding: Finding, fx: Fixer,
 
 
 def _unused_suppressions(source: Source, module, settings: Settings, release: str | None,  # noqa: ANN001
-                         used: set[tuple[int, str | None]]) -> list[tuple[Reported, Fix | None]]:
+                         used: set[tuple[int, str | None]], gpu: Gpu | None) -> list[tuple[Reported, Fix | None]]:
     """AF100: the checked text's suppression comments that silenced nothing (see autofix.suppressions)."""
     from autofix.fixer import all_fixers
     from autofix.suppressions import UNUSED, unused
 
-    ran = {fx.code for fx in settings.fixers if fx.holds_in(release) and not (fx.gpu and settings.gpu is None)}
+    ran = {fx.code for fx in settings.fixers if fx.holds_in(release) and not (fx.gpu and gpu is None)}
     known = {word: fx.code for fx in all_fixers() for word in (fx.code, fx.name)}
     out: list[tuple[Reported, Fix | None]] = []
     for finding in unused(source.text, used, ran, known, notebook=module.__name__.endswith(".notebook")):

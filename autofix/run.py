@@ -212,7 +212,7 @@ def check_stdin(run: Run, name: str) -> None:
     effective = run.resolver.effective(Path(name))  # type: ignore[union-attr]
     settings = Settings(effective.fixers_for(Path(name)), effective.release, neighbour_release(folder),
                         effective.unsafe, ModelLookup(folder, [Path.cwd()], fetch=effective.fetch_model_config),
-                        gpu=effective.gpu,
+                        gpu=effective.gpu_for(Path(name)),
                         unused_suppressions=effective.reports_unused_for(Path(name)))
     prepared = decode(name, data, spec, settings)
     if isinstance(prepared, Outcome):

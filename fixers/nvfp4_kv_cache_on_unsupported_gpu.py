@@ -50,6 +50,9 @@ FP4_MLA_BACKENDS = ("flashinfer",)
     record="a68d41a30d66ba0e",
     errors=("464e1fadea3b",),
     gpu=True,
+    # From 0.5.21 an NVFP4 cache's prefill backend is checked first (SGL372): triton provides neither
+    # an FP8 workspace nor native NVFP4.
+    preceded_by=("cc740f226e93",),
 )
 def check(launch: Launch) -> Iterator[Finding]:
     gpu = launch.gpu

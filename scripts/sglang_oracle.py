@@ -58,7 +58,8 @@ Subcommands, each printing one JSON document on stdout:
     (``server_args.py``, ``arg_groups/``) whose strings spell the literal text
     of one of the patterns, in the order the release's pipeline calls them,
     on the parsed arguments with unset ones resolved as on one GPU of the
-    case's profile (``b200`` by default, ``h100``, ``a100``, ``rtx5090``, ``mi300x``). Fixers name
+    case's profile (``b200`` by default, ``h100``, ``a100``, ``rtx5090``, ``mi300x``, ``xpu``,
+    ``npu``, ``musa``; ``mps`` for a launch whose ``--device`` is mps). Fixers name
     their rule by SGLang's message, so this needs no per-rule code.
 ``mla``
     ``mla_architectures``: the architectures for which the real
@@ -200,6 +201,7 @@ BLACKWELL_PROBES: dict[str, Any] = {
     "is_npu": False,
     "is_xpu": False,
     "is_musa": False,
+    "is_mps": False,
     "is_cpu": False,
     "is_sm90_supported": False,
     "is_sm100_supported": True,
@@ -210,6 +212,7 @@ BLACKWELL_PROBES: dict[str, Any] = {
     "cpu_has_amx_support": False,
     "is_flashinfer_available": True,
     "is_mnnvl_fabric_device": False,
+    "xpu_has_xmx_support": False,
     "get_device_sm": 100,
     "get_device_capability": (10, 0),
     "get_device_name": "NVIDIA B200",
@@ -224,6 +227,7 @@ BLACKWELL_PLATFORM: dict[str, Any] = {
     "is_npu": False,
     "is_xpu": False,
     "is_musa": False,
+    "is_mps": False,
     "is_sm90": False,
     "is_sm100": True,
     "is_sm100_or_sm110": True,
@@ -266,6 +270,41 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
         "is_sm90": False, "is_sm100": False, "is_sm100_or_sm110": False, "is_sm120": True, "is_blackwell": True,
         "device_sm": 120, "device_capability": (12, 0),
     },
+    # xpu, npu, musa: an Intel GPU, an Ascend NPU, a Moore Threads GPU (their platforms' probes).
+    "xpu": {
+        "get_device_memory_capacity": 64 * 1024,
+        "is_cuda": False, "is_cuda_alike": False, "is_hip": False, "is_xpu": True, "xpu_has_xmx_support": True,
+        "is_sm100_supported": False,
+        "is_sm100_or_sm110_supported": False, "is_blackwell_supported": False, "is_flashinfer_available": False,
+        "get_device_sm": 0, "get_device_capability": (0, 0), "get_device_name": "Intel(R) Data Center GPU Max 1550",
+        "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False, "has_flashinfer": False,
+        "device_sm": 0, "device_capability": (0, 0),
+    },
+    "npu": {
+        "get_device_memory_capacity": 64 * 1024,
+        "is_cuda": False, "is_cuda_alike": False, "is_hip": False, "is_npu": True, "is_sm100_supported": False,
+        "is_sm100_or_sm110_supported": False, "is_blackwell_supported": False, "is_flashinfer_available": False,
+        "get_device_sm": 0, "get_device_capability": (0, 0), "get_device_name": "Ascend910B",
+        "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False, "has_flashinfer": False,
+        "device_sm": 0, "device_capability": (0, 0),
+    },
+    "musa": {
+        "get_device_memory_capacity": 48 * 1024,
+        "is_cuda": False, "is_cuda_alike": False, "is_hip": False, "is_musa": True, "is_sm100_supported": False,
+        "is_sm100_or_sm110_supported": False, "is_blackwell_supported": False, "is_flashinfer_available": False,
+        "get_device_sm": 0, "get_device_capability": (0, 0), "get_device_name": "MTT S4000",
+        "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False, "has_flashinfer": False,
+        "device_sm": 0, "device_capability": (0, 0),
+    },
+    # mps: an Apple GPU (Torch MPS), the machine a `--device mps` launch runs on.
+    "mps": {
+        "get_device_memory_capacity": 64 * 1024,
+        "is_cuda": False, "is_cuda_alike": False, "is_hip": False, "is_mps": True, "is_sm100_supported": False,
+        "is_sm100_or_sm110_supported": False, "is_blackwell_supported": False, "is_flashinfer_available": False,
+        "get_device_sm": 0, "get_device_capability": (0, 0), "get_device_name": "Apple M-series GPU",
+        "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False, "has_flashinfer": False,
+        "device_sm": 0, "device_capability": (0, 0),
+    },
     "mi300x": {
         "get_device_memory_capacity": 192 * 1024,
         "is_cuda": False, "is_cuda_alike": True, "is_hip": True, "is_sm100_supported": False,
@@ -275,6 +314,10 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
         "device_sm": 0, "device_capability": (9, 4),
     },
 }
+
+
+# SGLang's device when --device is unset, on a profile's machine (cuda on NVIDIA and ROCm GPUs).
+_PROFILE_DEVICE = {"xpu": "xpu", "npu": "npu", "musa": "musa", "mps": "mps"}
 
 
 def profile(gpu: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -733,6 +776,26 @@ class RuleFunctions:
             if wants_mla is not None and wants_mla != use_mla:
                 self.backends[backend](types.SimpleNamespace(use_mla_backend=use_mla, server_args=view))
 
+    def hardware_guard(self, view: Any, use_mla: bool) -> None:
+        """The checks of the GPU that the creator of each effective prefill/decode backend makes
+        before it builds the backend (fa3's compute capability), as the model runner meets them:
+        only a creator that reads the device capability is run, and only what it raises itself
+        is a refusal (building the backend needs a model and a GPU the judge does not have)."""
+        prefill = view.prefill_attention_backend or view.attention_backend
+        decode = view.decode_attention_backend or view.attention_backend
+        for backend in dict.fromkeys(b for b in (prefill, decode) if b):
+            creator = self.backends.get(backend)
+            if creator is None or "get_device_capability(" not in inspect.getsource(creator):
+                continue
+            try:
+                creator(types.SimpleNamespace(use_mla_backend=use_mla, server_args=view))
+            except Exception as exc:
+                innermost = exc.__traceback__
+                while innermost is not None and innermost.tb_next is not None:
+                    innermost = innermost.tb_next
+                if innermost is not None and innermost.tb_frame.f_code is creator.__code__:
+                    raise
+
     def kind_guard(self, backend: str) -> bool | None:
         """What ``use_mla_backend`` the creator of ``backend`` insists on, read
         from its first statement (``if not runner.use_mla_backend: raise``);
@@ -949,9 +1012,15 @@ _RESOLVERS = (
     # Under attention DP, --chunked-prefill-size becomes a per-rank share before later checks read it
     # (0.5.19+; 0.5.17/0.5.18's method writes the record, which the judge builds read-only there).
     "handle_data_parallelism",
+    # 0.5.21+: an NVFP4 KV cache's prefill and decode backends (trtllm_mha decode), which
+    # handle_kv4_compatibility reads.
+    "handle_nvfp4_prefill_kv_dequant_dtype",
 )
 # What runs the whole resolution (0.5.17/0.5.18): never a rule of its own; the rules it calls are.
 _WHOLE_PIPELINE = ("ServerArgs.__post_init__", "ServerArgs.__init__")
+# What ServerArgs.resolve_once checks after the pipeline, on the Torch MPS device only (0.5.22+):
+# run there, never as a rule of its own (the entry point would be the whole resolution).
+_AFTER_PIPELINE_ON_MPS = ("validate_standard_mps_server_args", "validate_mps_model_config")
 # Where the pipeline applies model overrides (Kimi-K3's among them).
 _MODEL_OVERRIDES = ("handle_model_specific_adjustments(", "_handle_model_specific_adjustments(")
 
@@ -1058,12 +1127,14 @@ def _rank(function: RuleFunction) -> tuple[int, str, int]:
 class _JudgeHFConfig(_ProbeHFConfig):
     """The stand-in checkpoint of the judge: numbers are plausible, and
     optional features (``*_config``, ``use_*``, ``is_*``, ``index_*`` of
-    sparse attention, ``sliding_window``) are absent, as in a plain decoder."""
+    sparse attention, ``*_per_layer`` head counts, ``sliding_window``) are
+    absent, as in a plain decoder."""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        if name.endswith(("_config", "_configs")) or name.startswith(("use_", "is_", "enable_", "index_")) \
+        if name.endswith(("_config", "_configs", "_per_layer")) \
+                or name.startswith(("use_", "is_", "enable_", "index_")) \
                 or name in ("sliding_window", "layer_types", "quantization", "text_config"):
             return None
         return 64
@@ -1097,15 +1168,16 @@ def probe_model_config(architecture: str) -> Any:
     return config
 
 
-def resolved_defaults(raw: dict[str, Any]) -> dict[str, Any]:
-    """What resolution fills in for arguments left unset, on one B200, before
-    the validations read them (check_server_args divides by page_size and
-    reads served_model_name). Only unset (None) arguments are filled."""
+def resolved_defaults(raw: dict[str, Any], device: str = "cuda") -> dict[str, Any]:
+    """What resolution fills in for arguments left unset, on one B200 (or the
+    device of the case's machine), before the validations read them
+    (check_server_args divides by page_size and reads served_model_name). Only
+    unset (None) arguments are filled."""
     model = raw.get("model_path")
     fills = {
         "served_model_name": model,
         "tokenizer_path": model,
-        "device": "cuda",
+        "device": device,
         "page_size": 1,
         # SGLang's defaults on a GPU with B200-class memory.
         "chunked_prefill_size": 16384,
@@ -1215,10 +1287,11 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
     architecture = case.get("architecture")
     raw = {**default_arguments(), **parsed["args"]}
     record = server_args_record(raw)
-    _declare(record, "autofix: resolved defaults", resolved_defaults(raw))
+    _declare(record, "autofix: resolved defaults", resolved_defaults(raw, _PROFILE_DEVICE.get(case.get("gpu"), "cuda")))
     # The model, as rules that read it see it; an unknown one is a plain dense
     # decoder (autofix reports nothing about a model it does not know).
     model = probe_model_config(architecture or "LlamaForCausalLM")
+    model.quantization = raw.get("quantization")  # as ModelConfig.from_server_args takes it
     vars(record)["_model_config"] = model  # 0.5.19+ memo
     if not hasattr(type(record), "resolve_once"):
         vars(record)["model_config"] = model  # 0.5.17/0.5.18 memo
@@ -1251,11 +1324,20 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
             if not hasattr(type(record), "resolve_once"):
                 # 0.5.17/0.5.18 handlers read fields: what passes inside them declared is materialised.
                 vars(record).update(declared_overlay(record))
+        fields = {k: getattr(record, k) for k in _field_names(type(record))}
+        view = types.SimpleNamespace(**{**vars(record), **fields, **declared_overlay(record)})
+        mps_checks = [f for name in _AFTER_PIPELINE_ON_MPS for f in named(name)]
+        if mps_checks and view.device == "mps" and str(view.model_path).lower() not in ("none", "dummy"):
+            result["ran"] += [f.qualname for f in mps_checks]
+            lora = bool(view.enable_lora) or (view.enable_lora is None and bool(view.lora_paths))
+            mps_checks[0].resolve()(record)
+            mps_checks[1].resolve()(model, lora_enabled=lora)
         # The attention registry's MLA/MHA guard, when the model runner starts.
         if architecture is not None:
-            fields = {k: getattr(record, k) for k in _field_names(type(record))}
-            view = types.SimpleNamespace(**{**vars(record), **fields, **declared_overlay(record)})
             funcs.registry_guard(view, _is_mla(architecture, _hints(True)))
+        # A case that names its GPU meets the backend creators' checks of it too.
+        if case.get("gpu") is not None:
+            funcs.hardware_guard(view, _is_mla(architecture or "LlamaForCausalLM", _hints(True)))
     except Exception as exc:  # AssertionError, ValueError, NotImplementedError ...
         return {**result, "ok": False, "stage": "rules", "error": exception_text(exc), "where": raised_at(exc)}
     return {**result, "stage": "rules"}
@@ -1275,6 +1357,16 @@ def raised_at(exc: BaseException) -> str | None:
             found = f"python/{os.path.relpath(path, root)}:{tb.tb_lineno}"
         tb = tb.tb_next
     return found
+
+
+def _device_machine(argv: list[str]) -> str | None:
+    """The machine profile a launch's own `--device` names (mps: an Apple GPU); None: the default."""
+    for i, arg in enumerate(argv):
+        value = arg.split("=", 1)[1] if arg.startswith("--device=") else argv[i + 1] if arg == "--device" and \
+            i + 1 < len(argv) else None
+        if value is not None:
+            return "mps" if value.split(":", 1)[0] == "mps" else None
+    return None
 
 
 def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
@@ -1301,9 +1393,11 @@ def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
         found = {f for p in wanted for f in (locate(p) if located.get(p) else ())}
         # Functions named by the catalogue (module:qualname), for errors no message locates (a bare assert).
         found |= {f for name in case.get("functions", ()) for f in by_name(name) if f.qualname not in _WHOLE_PIPELINE}
+        found = {f for f in found if f.qualname not in _AFTER_PIPELINE_ON_MPS}
         rules = sorted({e for f in found for e in entry_points(f)}, key=_rank)
         modules = [*funcs.modules, *(importlib.import_module(f.module) for f in rules)]
-        with machine(modules, case.get("gpu")), stand_in_models(case.get("architecture")), \
+        with machine(modules, case.get("gpu") or _device_machine(case["argv"])), \
+                stand_in_models(case.get("architecture")), \
                 contextlib.ExitStack() as stack:
             saved = funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support
             funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support = lambda: None

@@ -74,6 +74,8 @@ def oracle_profile(gpu_name: str | None) -> str | None:
         raise ValueError(f"unknown GPU {gpu_name!r}")
     if gpu.is_hip:
         return "mi300x"
+    if not gpu.is_cuda:
+        return gpu.device  # xpu, npu, musa
     profiles = {9: "h100", 10: "b200", 8: "a100", 12: "rtx5090"}
     if gpu.sm is not None and gpu.sm // 10 in profiles:
         return profiles[gpu.sm // 10]

@@ -123,6 +123,54 @@ def test_gpu_is_resolved_per_file(tree: Path) -> None:
     assert f"{tree / 'unknown/.autofix.toml'}: `gpu`: unknown GPU 'h1000'" in result.stderr
 
 
+TRTLLM_MLA = ("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 "
+              "--attention-backend trtllm_mla --kv-cache-dtype fp8_e4m3\n")
+
+
+def sgl200(result) -> set[str]:  # noqa: ANN001
+    return {line.split(":")[0] for line in result.stdout.splitlines() if "SGL200" in line}
+
+
+def test_per_file_gpu_names_the_gpu_of_files_and_folders(tree: Path) -> None:
+    write(tree / "pyproject.toml", '[tool.autofix]\ngpu = "b200"\n\n[tool.autofix.per-file-gpu]\n'
+          '"deploy/hopper/**" = "h100"\n"deploy/hopper/b200-*.sh" = "b200"\n"legacy.sh" = "a100"\n')
+    for name in ("deploy/hopper/serve.sh", "deploy/hopper/b200-serve.sh", "deploy/blackwell/serve.sh",
+                 "legacy.sh", "other.sh"):
+        write(tree / name, TRTLLM_MLA)
+    # The last matching pattern wins; files it does not match get `gpu`.
+    assert sgl200(invoke(".")) == {"deploy/hopper/serve.sh", "legacy.sh"}
+    # --gpu wins over every file's entry.
+    assert sgl200(invoke("--gpu", "b200", ".")) == set()
+    shown = json.loads(invoke("--show-settings", "--format", "json", "deploy/hopper/serve.sh", "other.sh").stdout)
+    assert [s["gpu"] for s in shown] == ["h100", "b200"]
+    assert shown[0]["settings"]["per-file-gpu"]["legacy.sh"] == "a100"
+
+
+def test_per_file_gpu_wins_over_the_gpu_a_file_names(tree: Path) -> None:
+    write(tree / ".autofix.toml", '[per-file-gpu]\n"sky/*.yaml" = "b200"\n')
+    sky = "resources:\n  accelerators: H100:8\nrun: |\n  " + TRTLLM_MLA
+    write(tree / "sky/serve.yaml", sky)
+    write(tree / "other/serve.yaml", sky)
+    assert sgl200(invoke(".")) == {"other/serve.yaml"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[per-file-gpu]\n"*.sh" = "h1000"\n', "`per-file-gpu` '*.sh': unknown GPU 'h1000'"),
+        ('per-file-gpu = ["h100"]\n', "`per-file-gpu` must be a table of GPU names"),
+        ('[per-file-gpu]\n"*.sh" = 8\n', "`per-file-gpu` must be a table of GPU names"),
+    ],
+    ids=["unknown-gpu", "not-a-table", "not-a-name"],
+)
+def test_per_file_gpu_errors_name_the_file(tree: Path, text: str, message: str) -> None:
+    write(tree / ".autofix.toml", text)
+    write(tree / "launch.sh", TRTLLM_MLA)
+    result = invoke(".")
+    assert result.exit_code == 2
+    assert f"{tree / '.autofix.toml'}: {message}" in result.stderr
+
+
 # -- exclude and extend-exclude --------------------------------------------------------------------
 
 

@@ -58,9 +58,30 @@ def test_what_sglang_probes_sees() -> None:
 
 
 def test_every_entry_has_a_vendor_and_an_architecture() -> None:
+    # NVIDIA GPUs by compute capability, AMD ones by gfx target, the others by their platform alone.
+    kinds = {("nvidia", True, False), ("amd", False, True), ("intel", False, False), ("ascend", False, False),
+             ("mthreads", False, False)}
     for name, gpu in GPUS.items():
         assert gpu.name == name
-        assert (gpu.vendor, gpu.sm is not None, gpu.arch is not None) in {("nvidia", True, False), ("amd", False, True)}
+        assert (gpu.vendor, gpu.sm is not None, gpu.arch is not None) in kinds
+
+
+@pytest.mark.parametrize(
+    ("name", "expected", "device", "label"),
+    [
+        ("Intel Data Center GPU Max 1550", "max-1550", "xpu", "MAX-1550 (XPU)"),
+        ("Arc B580", "arc-b580", "xpu", "ARC-B580 (XPU)"),
+        ("Ascend910B", "ascend-910b", "npu", "ASCEND-910B (NPU)"),
+        ("Moore Threads MTT S4000", "mtt-s4000", "musa", "MTT-S4000 (MUSA)"),
+        ("h100", "h100", "cuda", "H100 (SM90)"),
+        ("mi300x", "mi300x", "cuda", "MI300X (gfx942)"),
+    ],
+)
+def test_other_platforms_are_known_by_vendor(name: str, expected: str, device: str, label: str) -> None:
+    gpu = gpu_named(name)
+    assert (gpu.name, gpu.device, gpu.label) == (expected, device, label)
+    assert (gpu.is_xpu, gpu.is_npu, gpu.is_musa) == (device == "xpu", device == "npu", device == "musa")
+    assert not gpu.is_cuda or device == "cuda"
 
 
 # -- opt-in ----------------------------------------------------------------------------

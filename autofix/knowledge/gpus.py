@@ -7,7 +7,14 @@ SGLang decides hardware rules with probes on the running machine
 cannot probe, so the user names the GPU and this table answers for it.
 
 Sources: NVIDIA's CUDA GPU compute capability table; AMD's ROCm GPU
-specifications (gfx942: MI300X, MI300A, MI325X; gfx950: MI350X, MI355X).
+specifications (gfx942: MI300X, MI300A, MI325X; gfx950: MI350X, MI355X). A
+series name stands for its members where they share the architecture SGLang
+probes: `mi300` (the MI300 series, gfx942) and `mi350` (gfx950, which SGLang's
+CI runner labels spell `mi35x`). The other platforms SGLang runs on are
+known by vendor, which is what their probes answer (`is_xpu`, `is_npu`,
+`is_musa`): Intel's Data Center GPU Max (1550, 1100) and Arc (B580, A770) GPUs
+(XPU), Huawei's Ascend 910B and 910C (NPU), Moore Threads' MTT S3000 and S4000
+(MUSA).
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ __all__ = ["GPUS", "Gpu", "gpu_named"]
 @dataclass(frozen=True, slots=True)
 class Gpu:
     name: str
-    vendor: str  # "nvidia" or "amd"
+    vendor: str  # "nvidia", "amd", "intel" (XPU), "ascend" (NPU) or "mthreads" (MUSA)
     sm: int | None = None  # NVIDIA compute capability as major*10+minor (90, 100, 103, 120)
     arch: str | None = None  # AMD gfx target
 
@@ -32,6 +39,23 @@ class Gpu:
     @property
     def is_hip(self) -> bool:
         return self.vendor == "amd"
+
+    @property
+    def is_xpu(self) -> bool:
+        return self.vendor == "intel"
+
+    @property
+    def is_npu(self) -> bool:
+        return self.vendor == "ascend"
+
+    @property
+    def is_musa(self) -> bool:
+        return self.vendor == "mthreads"
+
+    @property
+    def device(self) -> str:
+        """SGLang's device on it when `--device` is unset: cuda on NVIDIA and ROCm GPUs."""
+        return {"intel": "xpu", "ascend": "npu", "mthreads": "musa"}.get(self.vendor, "cuda")
 
     def _major(self, *majors: int) -> bool:
         return self.sm is not None and self.sm // 10 in majors
@@ -54,8 +78,8 @@ class Gpu:
 
     @property
     def label(self) -> str:
-        """How messages name the GPU: `H100 (SM90)`, `MI300X (gfx942)`."""
-        detail = f"SM{self.sm}" if self.sm is not None else self.arch
+        """How messages name the GPU: `H100 (SM90)`, `MI300X (gfx942)`, `MAX-1550 (XPU)`."""
+        detail = f"SM{self.sm}" if self.sm is not None else self.arch or self.device.upper()
         return f"{self.name.upper()} ({detail})"
 
 
@@ -65,6 +89,10 @@ def _nvidia(sm: int, *names: str) -> dict[str, Gpu]:
 
 def _amd(arch: str, *names: str) -> dict[str, Gpu]:
     return {n: Gpu(n, "amd", arch=arch) for n in names}
+
+
+def _other(vendor: str, *names: str) -> dict[str, Gpu]:
+    return {n: Gpu(n, vendor) for n in names}
 
 
 GPUS: dict[str, Gpu] = {
@@ -79,12 +107,19 @@ GPUS: dict[str, Gpu] = {
     **_nvidia(120, "rtx-pro-6000", "rtx5090", "rtx5080"),
     **_nvidia(121, "gb10", "dgx-spark"),
     **_amd("gfx90a", "mi210", "mi250", "mi250x"),
-    **_amd("gfx942", "mi300x", "mi300a", "mi325x"),
-    **_amd("gfx950", "mi350x", "mi355x"),
+    **_amd("gfx942", "mi300x", "mi300a", "mi325x", "mi300"),
+    **_amd("gfx950", "mi350x", "mi355x", "mi350"),
+    **_other("intel", "max-1550", "max-1100", "arc-b580", "arc-a770"),
+    **_other("ascend", "ascend-910b", "ascend-910c"),
+    **_other("mthreads", "mtt-s3000", "mtt-s4000"),
 }
 
-_ALIASES = {"rtx-pro-6000-blackwell": "rtx-pro-6000", "rtx-pro6000": "rtx-pro-6000", "spark": "dgx-spark"}
-_VENDOR = re.compile(r"^(?:nvidia|amd|instinct|geforce|tesla)-+")
+_ALIASES = {
+    "rtx-pro-6000-blackwell": "rtx-pro-6000", "rtx-pro6000": "rtx-pro-6000", "spark": "dgx-spark",
+    "mi325": "mi325x", "mi35x": "mi350",
+    "ascend910b": "ascend-910b", "ascend910c": "ascend-910c",
+}
+_VENDOR = re.compile(r"^(?:nvidia|amd|instinct|geforce|tesla|intel|data-center-gpu|huawei|moore-threads)-+")
 _SPACED_RTX = re.compile(r"^rtx-(\d{4})\b")
 
 

@@ -29,7 +29,12 @@ def json_value(text: object) -> object:
 
 def on_nvidia(cfg) -> bool:  # noqa: ANN001 (it reads the GPU autofix was told of, not a flag)
     """SGLang's platform is CUDA: the GPU named with `--gpu` is an NVIDIA one; unknown without one."""
-    gpu = cfg._launch.gpu
-    if gpu is None:
-        raise Unresolvable("platform not known")
-    return gpu.is_cuda
+    return gpu(cfg).is_cuda
+
+
+def gpu(cfg):  # noqa: ANN001, ANN201 (it reads the GPU the launch runs on, not a flag)
+    """The GPU the launch runs on (autofix.knowledge.gpus.Gpu); unknown without one."""
+    found = cfg._launch.gpu
+    if found is None:
+        raise Unresolvable("GPU not known")
+    return found
