@@ -11,7 +11,7 @@ it names into a warning.
 
 from __future__ import annotations
 
-from autofix.knowledge.modelfacts import ModelFacts
+from autofix.knowledge.modelfacts import EXPERTS_USE_INTERMEDIATE_SIZE, ModelFacts
 from autofix.model import Unresolvable
 from autofix.rules import rule, set_
 
@@ -62,4 +62,90 @@ rule(
     note="SGLang derives the maximum as `get_context_length` does: the config's first of "
     "max_sequence_length, seq_length, max_seq_len, model_max_length, max_position_embeddings, "
     "times the rope scaling factor. `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1` makes it a warning.",
+)
+
+
+# -- block-quantized MoE shapes (check_quantized_moe_compatibility) ------------------
+
+def _block_quantized_moe(cfg) -> int:  # noqa: ANN001
+    """The checkpoint's MoE intermediate size, when its quantization_config has a weight_block_size
+    (SGLang checks nothing otherwise). SGLang reads `moe_intermediate_size` from the config itself:
+    for the models whose experts take `intermediate_size` the config holds no such key."""
+    quantization = _fact(cfg, "quantization")
+    if quantization.weight_block_size is None:
+        raise Unresolvable("no weight block size")  # SGLang checks nothing; the rule says nothing
+    if _fact(cfg, "architecture") in EXPERTS_USE_INTERMEDIATE_SIZE:
+        raise Unresolvable("the config holds no moe_intermediate_size")
+    return _fact(cfg, "moe_intermediate_size")  # type: ignore[return-value]
+
+
+def _block_n(cfg) -> int:  # noqa: ANN001
+    return _fact(cfg, "quantization").weight_block_size[0]
+
+
+def _ep_as_written(ep_size: int, moe_a2a_backend: str, moe_runner_backend: str, enable_waterfill: bool,
+                   dwdp_size: int, enable_prefill_cp: bool) -> bool:
+    """ep_size is what the launch says when the model runner reads it: no a2a backend, waterfill,
+    MegaMoE runner, DWDP or prefill CP resizes it (see parallel.py's EPLB rule)."""
+    return moe_a2a_backend == "none" and moe_runner_backend != "megamoe" and not enable_waterfill \
+        and dwdp_size <= 1 and not enable_prefill_cp and ep_size >= 1
+
+
+def _moe_tp(cfg) -> int:  # noqa: ANN001
+    """moe_tp_size as the model runner computes it: tp_size // ep_size // moe_dp_size."""
+    return cfg.tp_size // cfg.ep_size // cfg.moe_dp_size
+
+
+def _ep_fix(cfg) -> str:  # noqa: ANN001
+    """EP over the whole TP group: every rank holds whole experts (moe_tp_size 1)."""
+    return str(cfg.tp_size // cfg.moe_dp_size)
+
+
+rule(
+    code="SGL1001",
+    name="tp-size-not-multiple-of-ep-size-for-block-quantized-moe",
+    errors="80779ad75a52",
+    when=lambda cfg: cfg.tp_size % cfg.ep_size != 0 and _ep_as_written(
+        cfg.ep_size, cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.enable_waterfill, cfg.dwdp_size,
+        cfg.enable_prefill_cp) and cfg.moe_dp_size == 1 and _block_quantized_moe(cfg) and served(cfg.model_path),
+    at=("ep_size", "tp_size"),
+    message="the checkpoint's MoE weights are block-quantized: `--tp-size {tp_size}` must be a multiple "
+    "of `--ep-size {ep_size}`",
+    fix=set_("ep_size", _ep_fix),
+    example="--model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --ep-size 3",
+    near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --ep-size 4",
+)
+
+rule(
+    code="SGL1002",
+    name="moe-intermediate-size-not-multiple-of-moe-tp-size",
+    errors="e6109d990d67",
+    when=lambda cfg: cfg.tp_size % cfg.ep_size == 0 and _ep_as_written(
+        cfg.ep_size, cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.enable_waterfill, cfg.dwdp_size,
+        cfg.enable_prefill_cp) and cfg.moe_dp_size == 1
+    and _block_quantized_moe(cfg) % _moe_tp(cfg) != 0 and served(cfg.model_path),
+    at=("tp_size", "ep_size"),
+    message=lambda cfg: f"the checkpoint's moe_intermediate_size, {_block_quantized_moe(cfg)}, is not a multiple "
+    f"of the MoE TP size, {_moe_tp(cfg)} (`--tp-size {cfg.tp_size}` over `--ep-size {cfg.ep_size}`)",
+    fix=set_("ep_size", _ep_fix),
+    example="--model-path deepseek-ai/DeepSeek-V3 --tp-size 24",
+    near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp-size 16",
+)
+
+rule(
+    code="SGL1003",
+    name="moe-tp-shard-not-multiple-of-weight-block",
+    errors="02f802d601b4",
+    when=lambda cfg: cfg.tp_size % cfg.ep_size == 0 and _ep_as_written(
+        cfg.ep_size, cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.enable_waterfill, cfg.dwdp_size,
+        cfg.enable_prefill_cp) and cfg.moe_dp_size == 1
+    and _block_quantized_moe(cfg) % _moe_tp(cfg) == 0
+    and (_block_quantized_moe(cfg) // _moe_tp(cfg)) % _block_n(cfg) != 0 and served(cfg.model_path),
+    at=("tp_size", "ep_size"),
+    message=lambda cfg: f"each MoE TP rank's share of moe_intermediate_size, {_block_quantized_moe(cfg)} / "
+    f"{_moe_tp(cfg)}, is not a multiple of the checkpoint's weight block, {_block_n(cfg)}",
+    fix=set_("ep_size", _ep_fix),
+    example="--model-path deepseek-ai/DeepSeek-V3 --tp-size 32",
+    near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp-size 32 --ep-size 2",
+    note="SGLang skips this check with `SGLANG_SHARED_EXPERT_TP1=1`, or on ROCm with `SGLANG_USE_AITER=1`.",
 )
