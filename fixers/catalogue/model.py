@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from autofix.knowledge.modelfacts import EXPERTS_USE_INTERMEDIATE_SIZE, ModelFacts
 from autofix.model import Unresolvable
-from autofix.rules import rule, set_
+from autofix.rules import remove, rule, set_
 
 from ._common import served
 
@@ -148,4 +148,40 @@ rule(
     example="--model-path deepseek-ai/DeepSeek-V3 --tp-size 32",
     near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp-size 32 --ep-size 2",
     note="SGLang skips this check with `SGLANG_SHARED_EXPERT_TP1=1`, or on ROCm with `SGLANG_USE_AITER=1`.",
+)
+
+
+# -- the checkpoint's quantization (ModelConfig._verify_quantization) ----------------
+
+# `--quantization` values no method's override_quantization_method turns into another for a
+# checkpoint of a different method (awq's and gptq's act on their own checkpoints, marlin's on
+# `gptq` requests, humming's and moe_wna16's on their own names), and that no release's
+# compatible_quantization_methods table lists: SGLang compares them with the checkpoint's as written.
+_PLAIN_METHODS = frozenset({"fp8", "awq"})
+
+
+def _quantization_mismatch(quantization: object, cfg) -> bool:  # noqa: ANN001
+    """The launch asks a plain method the checkpoint's quantization_config does not name. ModelOpt
+    checkpoints are left out: their override turns an `fp8` request into `modelopt_fp8`."""
+    if not isinstance(quantization, str) or quantization.lower() not in _PLAIN_METHODS:
+        return False
+    method = _fact(cfg, "quantization").method
+    if method is None or method.startswith("modelopt"):
+        raise Unresolvable("the checkpoint's quantization method is not known")
+    return method != quantization.lower()
+
+
+rule(
+    code="SGL1004",
+    name="quantization-not-matching-checkpoint",
+    errors="797bc1954284",
+    when=lambda cfg: cfg.quantization is not None and cfg.revision is None
+    and _quantization_mismatch(cfg.quantization, cfg) and served(cfg.model_path),
+    at="quantization",
+    message=lambda cfg: f"`--quantization {cfg.quantization}` does not match the checkpoint's quantization "
+    f"method, `{_fact(cfg, 'quantization').method}` (its config.json's quantization_config)",
+    fix=remove("quantization"),
+    example="--model-path deepseek-ai/DeepSeek-V3 --quantization awq",
+    near_miss="--model-path deepseek-ai/DeepSeek-V3 --quantization fp8",
+    note="Without `--quantization`, SGLang serves the checkpoint with the method its config names.",
 )
