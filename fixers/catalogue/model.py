@@ -11,9 +11,13 @@ it names into a warning.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from autofix.edits import Edit
+from autofix.fixers._attention import OWN_ATTENTION_RULES, PHASES
 from autofix.knowledge.modelfacts import EXPERTS_USE_INTERMEDIATE_SIZE, ModelFacts
-from autofix.model import Unresolvable
-from autofix.rules import remove, rule, set_
+from autofix.model import Flag, Launch, Unresolvable
+from autofix.rules import Config, Step, remove, rule, set_
 
 from ._common import served
 
@@ -184,4 +188,105 @@ rule(
     example="--model-path deepseek-ai/DeepSeek-V3 --quantization awq",
     near_miss="--model-path deepseek-ai/DeepSeek-V3 --quantization fp8",
     note="Without `--quantization`, SGLang serves the checkpoint with the method its config names.",
+)
+
+
+# -- the attention kind a backend serves (attention_registry's creators) -------------
+
+@dataclass(frozen=True, slots=True)
+class _RemoveBackend(Step):
+    """Remove the flags of dest that name this backend, and no other."""
+
+    backend: str = ""
+
+    def needed(self, launch: Launch) -> bool:
+        return any(flag.value == self.backend for flag in launch.all(self.dest))
+
+    def edits(self, launch: Launch, cfg: Config, anchor: Flag | None) -> tuple[Edit, ...]:
+        return tuple(e for flag in launch.all(self.dest) if flag.value == self.backend for e in launch.remove(flag))
+
+
+def _drop(backend: str) -> tuple[Step, ...]:
+    return tuple(_RemoveBackend(dest, removes=True, backend=backend) for dest in PHASES)
+
+
+def _serves(backend: str, attention: object, prefill: object, decode: object) -> bool:
+    """The model runner builds backend for a phase: what `attention_backends_of` gives it (the
+    phase's own flag, else `--attention-backend`)."""
+    return backend in ((prefill or attention), (decode or attention))
+
+
+def _kind(cfg, mla: bool) -> bool:  # noqa: ANN001 (it reads the model, not a flag)
+    """The model is known to be (mla=True) or not to be an MLA model as SGLang serves it; the
+    architectures whose own passes rewrite the backends are left out."""
+    model = cfg.model
+    if model.mla is None:
+        raise Unresolvable("the model's attention kind is not known")
+    if model.architecture in OWN_ATTENTION_RULES or model.is_kimi_k3:
+        raise Unresolvable("its overrides pick the backends")
+    return model.mla is mla
+
+
+def _prefill_fill(attention: object, prefill: object, decode: object) -> object:
+    """The prefill backend after `_cutedsl_prefill_backend_fill`: with `cutedsl_mla` in any phase and
+    no prefill backend written, SGLang prefills with `trtllm_mla`."""
+    if prefill is None and "cutedsl_mla" in (attention, decode):
+        return "trtllm_mla"
+    return prefill
+
+
+rule(
+    code="SGL1010",
+    name="trtllm-mla-on-non-mla-model",
+    errors="ca291c5e6351",
+    when=lambda cfg: _serves("trtllm_mla", cfg.attention_backend, _prefill_fill(
+        cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend),
+        cfg.decode_attention_backend) and _kind(cfg, mla=False) and served(cfg.model_path),
+    at=PHASES,
+    message="`trtllm_mla` serves only MLA models, and this model is not one (`cutedsl_mla` decode "
+    "prefills with `trtllm_mla` unless a prefill backend is set)",
+    fix=(*_drop("trtllm_mla"), *_drop("cutedsl_mla")),
+    example="--model-path Qwen/Qwen3-8B --attention-backend trtllm_mla",
+    near_miss="--model-path Qwen/Qwen3-8B --attention-backend trtllm_mha",
+)
+
+rule(
+    code="SGL1011",
+    name="cutedsl-mla-on-non-mla-model",
+    errors="acfcfdacb15e",
+    when=lambda cfg: _serves("cutedsl_mla", cfg.attention_backend, cfg.prefill_attention_backend,
+                             cfg.decode_attention_backend)
+    and cfg.prefill_attention_backend not in (None, "trtllm_mla", "cutedsl_mla")
+    and _kind(cfg, mla=False) and served(cfg.model_path),
+    at=PHASES,
+    message="`cutedsl_mla` serves only MLA models, and this model is not one",
+    fix=_drop("cutedsl_mla"),
+    example="--model-path Qwen/Qwen3-8B --prefill-attention-backend flashinfer --decode-attention-backend cutedsl_mla",
+    near_miss="--model-path Qwen/Qwen3-8B --prefill-attention-backend flashinfer --decode-attention-backend flashinfer",
+)
+
+rule(
+    code="SGL1012",
+    name="trtllm-mha-on-mla-model",
+    errors="e1bc7cf47eef",
+    when=lambda cfg: _serves("trtllm_mha", cfg.attention_backend, cfg.prefill_attention_backend,
+                             cfg.decode_attention_backend) and _kind(cfg, mla=True) and served(cfg.model_path),
+    at=PHASES,
+    message="`trtllm_mha` serves only models that are not MLA, and this is an MLA model",
+    fix=_drop("trtllm_mha"),
+    example="--model-path deepseek-ai/DeepSeek-V3 --attention-backend trtllm_mha",
+    near_miss="--model-path deepseek-ai/DeepSeek-V3 --attention-backend trtllm_mla",
+)
+
+rule(
+    code="SGL1013",
+    name="hpc-ops-on-mla-model",
+    errors="7a283ca404e6",
+    when=lambda cfg: _serves("hpc_ops", cfg.attention_backend, cfg.prefill_attention_backend,
+                             cfg.decode_attention_backend) and _kind(cfg, mla=True) and served(cfg.model_path),
+    at=PHASES,
+    message="`hpc_ops` serves only models that are not MLA, and this is an MLA model",
+    fix=_drop("hpc_ops"),
+    example="--model-path deepseek-ai/DeepSeek-V3 --attention-backend hpc_ops",
+    near_miss="--model-path Qwen/Qwen3-8B --attention-backend hpc_ops --page-size 64",
 )
