@@ -19,7 +19,7 @@ from autofix.knowledge.modelfacts import EXPERTS_USE_INTERMEDIATE_SIZE, ModelFac
 from autofix.model import Flag, Launch, Unresolvable
 from autofix.rules import Config, Step, remove, rule, set_
 
-from ._common import served
+from ._common import plain_int, served
 
 
 def _fact(cfg, name: str) -> object:  # noqa: ANN001 (it reads the model, not a flag)
@@ -31,22 +31,12 @@ def _fact(cfg, name: str) -> object:  # noqa: ANN001 (it reads the model, not a 
     return value
 
 
-def _plain_int(value: object) -> int | None:
-    """A `human_readable_int` option's value, read as a plain decimal (unknown otherwise)."""
-    if value is None or isinstance(value, int):
-        return value
-    try:
-        return int(str(value))
-    except ValueError:
-        raise Unresolvable("not a plain integer") from None
-
-
 # -- context length (ModelConfig._derive_context_length) ---------------------------
 
 def _context_above_model(cfg) -> bool:  # noqa: ANN001
     """`--context-length` asks more than `get_context_length` derives from the model's config.
     A revision or a draft checkpoint may hold another config: only the main model's, as cached."""
-    asked = _plain_int(cfg.context_length)
+    asked = plain_int(cfg.context_length)
     if asked is None or cfg.revision is not None:
         return False
     return asked > _fact(cfg, "context_length")
