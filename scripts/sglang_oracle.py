@@ -662,6 +662,8 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
         known = set(getattr(runtime, "_PLATFORM_PROBES", {})) | set(getattr(runtime, "_PLATFORM_VALUES", {}))
         override = runtime.override_platform(**{k: v for k, v in platform.items() if k in known})
         override.install()
+    # The quantization methods SGLang registers at import on a CUDA machine (the judge imported it on none).
+    stack_registry = _cuda_quantization_methods(bool(probes["is_cuda"]))
     # Rules that ask torch itself (0.5.17/0.5.18 read the capability directly).
     import torch
 
@@ -678,10 +680,23 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
         yield
     finally:
         stack.close()
+        stack_registry()
         if override is not None:
             override.restore()
         for obj, name, value in reversed(saved):
             setattr(obj, name, value)
+
+
+def _cuda_quantization_methods(cuda: bool) -> Callable[[], None]:
+    """On CUDA, layers/quantization registers `mxfp4` (Mxfp4Config) in QUANTIZATION_METHODS as it is
+    imported; the judge imports it on a machine with no GPU. Add it for a CUDA case; returns the undo."""
+    quantization = sys.modules.get("sglang.srt.layers.quantization")
+    methods = getattr(quantization, "QUANTIZATION_METHODS", None)
+    config = getattr(quantization, "Mxfp4Config", None)
+    if not cuda or methods is None or config is None or "mxfp4" in methods:
+        return lambda: None
+    methods["mxfp4"] = config
+    return lambda: methods.pop("mxfp4", None)
 
 
 def blackwell(modules: list[types.ModuleType]) -> contextlib.AbstractContextManager[None]:
