@@ -280,3 +280,37 @@ rule(
     example="--model-path deepseek-ai/DeepSeek-V3 --attention-backend hpc_ops",
     near_miss="--model-path Qwen/Qwen3-8B --attention-backend hpc_ops --page-size 64",
 )
+
+
+# -- model-family backend allow-lists (handle_model_specific_adjustments) -------------
+
+# The backends GptOssForCausalLM accepts, the same list in 0.5.17 to 0.5.23.
+_GPT_OSS_BACKENDS = frozenset({"triton", "trtllm_mha", "fa3", "fa4", "ascend", "intel_amx", "intel_xpu", "aiter"})
+
+
+def _outside(allowed: frozenset[str], attention: object, prefill: object, decode: object) -> bool:
+    """A phase's backend (`attention_backends_of`) is written and not allowed. With no backend
+    written the model's override picks an allowed one; with a phase left to SGLang, unknown."""
+    phases = (prefill or attention, decode or attention)
+    if attention is None and prefill is None and decode is None:
+        return False
+    if None in phases:
+        raise Unresolvable("a phase's backend is left to SGLang")
+    return any(backend not in allowed for backend in phases)
+
+
+rule(
+    code="SGL1014",
+    name="gpt-oss-unsupported-attention-backend",
+    errors="7d6bf45f9c8e",
+    when=lambda cfg: _outside(_GPT_OSS_BACKENDS, cfg.attention_backend, cfg.prefill_attention_backend,
+                              cfg.decode_attention_backend)
+    and _fact(cfg, "architecture") == "GptOssForCausalLM" and served(cfg.model_path),
+    at=PHASES,
+    message="GPT-OSS needs one of " + ", ".join(f"`{b}`" for b in sorted(_GPT_OSS_BACKENDS))
+    + " for prefill and decode",
+    fix=tuple(remove(dest) for dest in PHASES),
+    example="--model-path openai/gpt-oss-120b --attention-backend flashinfer",
+    near_miss="--model-path openai/gpt-oss-120b --attention-backend triton",
+    note="Without a backend flag, GPT-OSS's model override picks one for the GPU.",
+)
