@@ -314,3 +314,20 @@ rule(
     near_miss="--model-path openai/gpt-oss-120b --attention-backend triton",
     note="Without a backend flag, GPT-OSS's model override picks one for the GPU.",
 )
+
+rule(
+    code="SGL1015",
+    name="gpt-oss-triton-kernel-moe-with-expert-parallelism",
+    errors="805d7436e57d",
+    when=lambda cfg: cfg.moe_runner_backend == "triton_kernel" and cfg.ep_size > 1 and _ep_as_written(
+        cfg.ep_size, cfg.moe_a2a_backend, cfg.moe_runner_backend, cfg.enable_waterfill, cfg.dwdp_size,
+        cfg.enable_prefill_cp)
+    and not _outside(_GPT_OSS_BACKENDS, cfg.attention_backend, cfg.prefill_attention_backend,
+                     cfg.decode_attention_backend)
+    and _fact(cfg, "architecture") == "GptOssForCausalLM" and served(cfg.model_path),
+    at=("ep_size", "moe_runner_backend"),
+    message="GPT-OSS with `--moe-runner-backend triton_kernel` needs `--ep-size 1`, got `--ep-size {ep_size}`",
+    fix=remove("ep_size"),
+    example="--model-path openai/gpt-oss-120b --tp-size 2 --ep-size 2 --moe-runner-backend triton_kernel",
+    near_miss="--model-path openai/gpt-oss-120b --tp-size 2 --moe-runner-backend triton_kernel",
+)
