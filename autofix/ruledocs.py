@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from autofix.rules import CatalogueRule
 
 ENTRY = "python3 -m sglang.launch_server"
+_NEEDS_CONFIG = ("(Shown unfixed: autofix fixes it where it can read the model's config.json, from a local model "
+                 "folder, the Hugging Face cache, or the Hub with `--fetch-model-config`.)")
 
 
 def document(rule: CatalogueRule) -> str:
@@ -23,6 +25,9 @@ def document(rule: CatalogueRule) -> str:
 
     newest = _newest(rule)
     site = newest.site
+    fixed = _fixed(rule)
+    # A rule over the model's config.json says nothing of an Example whose config is not at hand.
+    unread = [_NEEDS_CONFIG] if rule.fix and fixed == rule.example else []
     gpu = f" (on `--gpu {rule.gpu}`)" if rule.gpu else ""
     lines = [
         _summary(rule),
@@ -42,7 +47,8 @@ def document(rule: CatalogueRule) -> str:
         *_block(rule.example, rule.gpu),
         "",
         "## Use instead",
-        *_block(_fixed(rule), rule.gpu),
+        *_block(fixed, rule.gpu),
+        *unread,
         "",
         "## Near miss",
         *_block(rule.near_miss, rule.gpu),

@@ -705,6 +705,8 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
         known = set(getattr(runtime, "_PLATFORM_PROBES", {})) | set(getattr(runtime, "_PLATFORM_VALUES", {}))
         override = runtime.override_platform(**{k: v for k, v in platform.items() if k in known})
         override.install()
+    # The quantization methods SGLang registers at import on a CUDA machine (the judge imported it on none).
+    stack_registry = _cuda_quantization_methods(bool(probes["is_cuda"]))
     # Rules that ask torch itself (0.5.17/0.5.18 read the capability directly).
     import torch
 
@@ -721,10 +723,23 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
         yield
     finally:
         stack.close()
+        stack_registry()
         if override is not None:
             override.restore()
         for obj, name, value in reversed(saved):
             setattr(obj, name, value)
+
+
+def _cuda_quantization_methods(cuda: bool) -> Callable[[], None]:
+    """On CUDA, layers/quantization registers `mxfp4` (Mxfp4Config) in QUANTIZATION_METHODS as it is
+    imported; the judge imports it on a machine with no GPU. Add it for a CUDA case; returns the undo."""
+    quantization = sys.modules.get("sglang.srt.layers.quantization")
+    methods = getattr(quantization, "QUANTIZATION_METHODS", None)
+    config = getattr(quantization, "Mxfp4Config", None)
+    if not cuda or methods is None or config is None or "mxfp4" in methods:
+        return lambda: None
+    methods["mxfp4"] = config
+    return lambda: methods.pop("mxfp4", None)
 
 
 def blackwell(modules: list[types.ModuleType]) -> contextlib.AbstractContextManager[None]:
@@ -1256,21 +1271,44 @@ def _get_config_sites() -> tuple[tuple[types.ModuleType, Any], ...]:
     return _GET_CONFIG_SITES[len(sys.modules)]
 
 
+def real_model_config(record: Any, folder: str) -> Any:
+    """SGLang's own ModelConfig of the served model, read from a stand-in folder
+    holding a config.json of the model's real facts (nothing is downloaded):
+    what `ModelConfig.from_server_args` builds, with its own checks (context
+    length, quantization) raising as they do when the server starts."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    factory = ModelConfig.__dict__["from_server_args"].__func__
+    factory = getattr(factory, "__wrapped__", factory)  # SGLang's own, under stand_in_models
+    return factory(record, model_path=folder)
+
+
 @contextlib.contextmanager
-def stand_in_models(architecture: str | None) -> Iterator[None]:
+def stand_in_models(architecture: str | None, folder: str | None = None) -> Iterator[None]:
     """Every ModelConfig a rule builds (the served model's, a draft model's)
-    is the stand-in of the case's architecture: nothing is downloaded."""
+    is the stand-in of the case's architecture: nothing is downloaded. With a
+    stand-in folder (a config.json of the model's real facts), the served
+    model's is SGLang's own ModelConfig of that folder; other models (a
+    draft) are still the stand-in."""
     from sglang.srt.configs.model_config import ModelConfig
 
     stand_in = architecture or "LlamaForCausalLM"
     model = probe_model_config(stand_in)
     saved = ModelConfig.__dict__["from_server_args"]
-    ModelConfig.from_server_args = staticmethod(lambda *a, **k: model)
+
+    def from_server_args(server_args: Any, *args: Any, **kwargs: Any) -> Any:
+        if folder is None or args or kwargs.get("is_draft_model") or kwargs.get("model_path"):
+            return model
+        return real_model_config(server_args, folder)
+
+    from_server_args.__wrapped__ = saved.__func__  # type: ignore[attr-defined]
+    ModelConfig.from_server_args = staticmethod(from_server_args)
     # sglang's own get_config (draft models, aliases), wherever it was imported.
     patched: list[tuple[types.ModuleType, Any]] = []
     for module, found in _get_config_sites():
         patched.append((module, found))
-        module.get_config = lambda *a, **k: probe_model_config(stand_in).hf_config
+        module.get_config = (lambda real: lambda path, *a, **k: real(path, *a, **k) if path == folder
+                             else probe_model_config(stand_in).hf_config)(found)
     try:
         yield
     finally:
@@ -1288,10 +1326,19 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
     raw = {**default_arguments(), **parsed["args"]}
     record = server_args_record(raw)
     _declare(record, "autofix: resolved defaults", resolved_defaults(raw, _PROFILE_DEVICE.get(case.get("gpu"), "cuda")))
+    folder = case.get("model_config")
     # The model, as rules that read it see it; an unknown one is a plain dense
-    # decoder (autofix reports nothing about a model it does not know).
-    model = probe_model_config(architecture or "LlamaForCausalLM")
-    model.quantization = raw.get("quantization")  # as ModelConfig.from_server_args takes it
+    # decoder (autofix reports nothing about a model it does not know). A case
+    # with a stand-in folder of the model's real config gets SGLang's own
+    # ModelConfig of it, whose checks refuse what they refuse at start.
+    if folder is None:
+        model = probe_model_config(architecture or "LlamaForCausalLM")
+        model.quantization = raw.get("quantization")  # as ModelConfig.from_server_args takes it
+    else:
+        try:
+            model = real_model_config(record, folder)
+        except Exception as exc:
+            return {**result, "ok": False, "stage": "rules", "error": exception_text(exc), "where": raised_at(exc)}
     vars(record)["_model_config"] = model  # 0.5.19+ memo
     if not hasattr(type(record), "resolve_once"):
         vars(record)["model_config"] = model  # 0.5.17/0.5.18 memo
@@ -1333,14 +1380,31 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
             mps_checks[0].resolve()(record)
             mps_checks[1].resolve()(model, lora_enabled=lora)
         # The attention registry's MLA/MHA guard, when the model runner starts.
+        fields = {k: getattr(record, k) for k in _field_names(type(record))}
+        view = types.SimpleNamespace(**{**vars(record), **fields, **declared_overlay(record)})
         if architecture is not None:
             funcs.registry_guard(view, _is_mla(architecture, _hints(True)))
         # A case that names its GPU meets the backend creators' checks of it too.
         if case.get("gpu") is not None:
             funcs.hardware_guard(view, _is_mla(architecture or "LlamaForCausalLM", _hints(True)))
+        if folder is not None:
+            model_runner_checks(model, view)
     except Exception as exc:  # AssertionError, ValueError, NotImplementedError ...
         return {**result, "ok": False, "stage": "rules", "error": exception_text(exc), "where": raised_at(exc)}
     return {**result, "stage": "rules"}
+
+
+def model_runner_checks(model: Any, view: Any) -> None:
+    """What the model runner checks of the real model before it loads weights:
+    `check_quantized_moe_compatibility` (block-quantized MoE shapes against
+    TP and EP), with the parallel sizes the resolution left (the runner's
+    parallel state: moe_ep_size is ep_size, moe_dp_size is moe_dp_size)."""
+    from sglang.srt.model_executor.model_runner_components.moe_ep_setup import check_quantized_moe_compatibility
+
+    check_quantized_moe_compatibility(
+        model_config=model, tp_size=view.tp_size, moe_ep_size=view.ep_size,
+        moe_dp_size=getattr(view, "moe_dp_size", 1) or 1,
+    )
 
 
 def raised_at(exc: BaseException) -> str | None:
@@ -1397,7 +1461,7 @@ def cmd_judge(request: dict[str, Any]) -> dict[str, Any]:
         rules = sorted({e for f in found for e in entry_points(f)}, key=_rank)
         modules = [*funcs.modules, *(importlib.import_module(f.module) for f in rules)]
         with machine(modules, case.get("gpu") or _device_machine(case["argv"])), \
-                stand_in_models(case.get("architecture")), \
+                stand_in_models(case.get("architecture"), case.get("model_config")), \
                 contextlib.ExitStack() as stack:
             saved = funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support
             funcs.kimi_module._require_kimi_k3_cutedsl_dcp_support = lambda: None

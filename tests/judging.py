@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autofix.fixer import Fixer, all_fixers
 from autofix.formats import detect, load
+from autofix.knowledge.modelfacts import ModelFacts, derive
 from autofix.knowledge.options import table
 from autofix.knowledge.releases import RELEASES, parse_release
 from autofix.model import Launch
 from autofix.pipeline import release_in_text
 from autofix.source import Source
+
+# Real checkpoints' config.json files (their sources: README.md there), by Hub id as `org--name`.
+MODEL_CONFIGS = Path(__file__).resolve().parent / "data" / "model-configs"
 
 # A stand-in architecture for a model family autofix knows only as "not MLA".
 NOT_MLA = "LlamaForCausalLM"
@@ -35,6 +40,51 @@ def architecture_of(launch: Launch) -> str | None:
     if model.architecture is not None:
         return model.architecture
     return NOT_MLA if model.mla is False else None
+
+
+def real_config(model_path: str) -> dict | None:
+    """The real config.json of a Hub id the tests hold one for (tests/data/model-configs), else None."""
+    if model_path.count("/") != 1:
+        return None
+    path = MODEL_CONFIGS / model_path.replace("/", "--") / "config.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def real_facts(model_path: str) -> ModelFacts | None:
+    """A model lookup for the pipeline (Settings.model_lookup): the facts of the real config.json the
+    tests hold for a Hub id, as autofix reads a cached one; None for any other model."""
+    config = real_config(model_path)
+    if config is None:
+        return None
+    return derive(config, str(MODEL_CONFIGS / model_path.replace("/", "--") / "config.json"))
+
+
+def real_hub_cache(folder: Path) -> Path:
+    """A Hugging Face cache folder holding every real config.json of tests/data/model-configs, laid out
+    as huggingface_hub caches it (refs/main naming the snapshot): for runs that look models up there."""
+    commit = "0" * 40
+    for config in sorted(MODEL_CONFIGS.glob("*--*/config.json")):
+        repo = folder / f"models--{config.parent.name}"
+        (repo / "snapshots" / commit).mkdir(parents=True, exist_ok=True)
+        (repo / "snapshots" / commit / "config.json").write_bytes(config.read_bytes())
+        (repo / "refs").mkdir(exist_ok=True)
+        (repo / "refs" / "main").write_text(commit)
+    return folder
+
+
+def stand_in_folder(launch: Launch, folder: Path) -> str | None:
+    """A model folder for the judge holding the launch's model's real config.json, where the tests have
+    one: SGLang then builds its own ModelConfig from the model's real facts. `auto_map` is left out:
+    the checkpoint's remote code is not here, and transformers' own config class of its model_type
+    reads the same keys."""
+    path = launch.value("model_path") if launch.flag("model_path") is not None else None
+    config = real_config(path) if isinstance(path, str) else None
+    if config is None:
+        return None
+    target = folder / "models" / path.replace("/", "--")
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "config.json").write_text(json.dumps({k: v for k, v in config.items() if k != "auto_map"}))
+    return str(target)
 
 
 def launches_in(path: Path | str, text: str) -> list[Launch]:

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from autofix import fixer as registry
 from autofix.cli import main
 from autofix.output.github import escape_data, escape_property
+from judging import real_hub_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
@@ -217,6 +218,8 @@ def test_json_matches_the_documented_schema(tree: Path) -> None:
 
 def test_a_json_finding_names_the_sglang_errors_its_rule_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
+    # A rule's Example may name a model by its Hub id: the cache holds the real configs the tests have.
+    monkeypatch.setenv("HF_HUB_CACHE", str(real_hub_cache(tmp_path / "hub")))
     rule = next(fx for fx in all_fixers() if fx.rule is not None and not fx.gpu and len(fx.errors) == 1)
     (tmp_path / "launch.sh").write_text(f"python -m sglang.launch_server {rule.rule.example}\n")
     found = json.loads(invoke("--format", "json", "--select", rule.code, "--sglang-version", rule.releases[1],

@@ -30,7 +30,9 @@ from autofix.knowledge.options import table
 from autofix.pipeline import Settings, fix_text
 from autofix.ruledocs import ENTRY
 from autofix.source import Source
-from judging import architecture_of, argv_of, launches_in, oracle_profile, patterns_holding_in, releases_of
+from judging import (
+    architecture_of, argv_of, launches_in, oracle_profile, patterns_holding_in, real_facts, releases_of, stand_in_folder,
+)
 
 RULES = [fx for fx in all_fixers() if fx.rule is not None]
 
@@ -51,7 +53,7 @@ def script(args: str) -> str:
 @functools.cache
 def run(fx: Fixer, release: str, args: str, fix: bool = False):  # noqa: ANN201
     gpu = gpu_named(fx.rule.gpu) if fx.rule.gpu else None
-    settings = Settings([fx], unsafe=True, release=release, gpu=gpu)
+    settings = Settings([fx], unsafe=True, release=release, gpu=gpu, model_lookup=real_facts)
     return fix_text(Source(script(args)), SHELL, settings, fix=fix)
 
 
@@ -99,7 +101,7 @@ def case(fx: Fixer, release: str, args: str, folder: Path) -> dict:
     argv = argv_of(launch)
     assert argv is not None, f"{fx.code}: its launches must be fully literal"
     return {"argv": argv, "cwd": str(folder), "architecture": architecture_of(launch),
-            "gpu": oracle_profile(fx.rule.gpu)}
+            "gpu": oracle_profile(fx.rule.gpu), "model_config": stand_in_folder(launch, folder)}
 
 
 def every_function(release: str) -> list[str]:

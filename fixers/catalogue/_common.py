@@ -16,6 +16,16 @@ def served(model_path: object) -> bool:
     return model_path.lower() not in ("none", "dummy")
 
 
+def plain_int(value: object) -> int | None:
+    """A `human_readable_int` option's value, read as a plain decimal (unknown otherwise)."""
+    if value is None or isinstance(value, int):
+        return value
+    try:
+        return int(str(value))
+    except ValueError:
+        raise Unresolvable("not a plain integer") from None
+
+
 def json_value(text: object) -> object:
     """A `json.loads`-typed option's value as SGLang decodes it (None when absent);
     unknown when it does not decode (argparse refuses it first, with another error)."""

@@ -494,8 +494,8 @@ rule(
     code="SGL437",
     name="elastic-ep-joining-group-exceeds-max-ep-size",
     errors="52b845158e87",
-    when=lambda cfg: cfg.ep_join_mode == "scale" and cfg.ep_join_rank_offset + cfg.tp_size > cfg.max_ep_size
-    and _refuses(cfg, "52b845158e87"),
+    when=lambda cfg: cfg.ep_join_mode == "scale" and cfg.max_ep_size is not None
+    and cfg.ep_join_rank_offset + cfg.tp_size > cfg.max_ep_size and _refuses(cfg, "52b845158e87"),
     at=("ep_join_rank_offset", "max_ep_size"),
     message="the joining group ends past `--max-ep-size {max_ep_size}`: `--elastic-ep-join-rank-offset "
     "{ep_join_rank_offset}` plus `--tp-size {tp_size}` is larger",

@@ -13,7 +13,7 @@ import json
 from autofix.model import Unresolvable
 from autofix.rules import remove, rule
 
-from ._common import json_value, served
+from ._common import json_value, plain_int, served
 
 # Helpers take values, not cfg, so that a rule's reads name every flag they look at.
 
@@ -75,20 +75,10 @@ def _prefill_max_context(flag: object, text: object) -> int | None:
     """The prefill CUDA graph max context size `parse_cuda_graph_config` resolves: the JSON's
     prefill max_context_size over --cuda-graph-prefill-max-context."""
     prefill = (json_value(text) or {}).get("prefill", {})
-    value = prefill["max_context_size"] if "max_context_size" in prefill else _int(flag)
+    value = prefill["max_context_size"] if "max_context_size" in prefill else plain_int(flag)
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise Unresolvable("not an integer")
     return value
-
-
-def _int(text: object) -> int | None:
-    """A `human_readable_int` option's value, read as a plain decimal (unknown otherwise)."""
-    if text is None or isinstance(text, int):
-        return text
-    try:
-        return int(str(text))
-    except ValueError:
-        raise Unresolvable("not a plain integer") from None
 
 
 rule(
@@ -167,10 +157,10 @@ rule(
     code="SGL856",
     name="cuda-graph-prefill-max-context-above-context-length",
     errors="10efaaf22c69",
-    when=lambda cfg: _graph_config_error(cfg.cuda_graph_config) is None and _int(cfg.context_length) is not None
-    and _int(cfg.context_length) > 0
+    when=lambda cfg: _graph_config_error(cfg.cuda_graph_config) is None and plain_int(cfg.context_length) is not None
+    and plain_int(cfg.context_length) > 0
     and (_prefill_max_context(cfg.cuda_graph_prefill_max_context, cfg.cuda_graph_config) or 0)
-    > _int(cfg.context_length) and served(cfg.model_path),
+    > plain_int(cfg.context_length) and served(cfg.model_path),
     at=("cuda_graph_prefill_max_context", "context_length"),
     message="`--cuda-graph-prefill-max-context {cuda_graph_prefill_max_context}` exceeds the model's "
     "context length (`--context-length {context_length}`)",
