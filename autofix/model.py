@@ -181,6 +181,10 @@ class Launch:
         launch._parse()
         return launch
 
+    def put_behind(self, wrappers: Sequence[str]) -> None:
+        """The launch was found inside a script those wrappers run (`docker exec BOX bash -c '...'`)."""
+        self.wrappers = (*wrappers, *self.wrappers)
+
     def reread(self, args: Sequence[Arg], span: Span | None = None) -> Launch:
         """The same launch read from other tokens (the same words, re-spelled or moved)."""
         return Launch.read(args, self.table, self.span if span is None else span, self.form, release=self.release,

@@ -455,7 +455,7 @@ def _exec_launches(text, parts, table, release, model_lookup) -> list[Launch]:
         embedding = Embedding(item.starts, item.ends, item.span.end - 1, _spell_json)
         launches = shell.find_launches(Source(item.text), table, release, model_lookup, embedding)
         for launch in launches:
-            launch.wrappers = (*found.wrappers, *launch.wrappers)
+            launch.put_behind(found.wrappers)
         return launches
     return []
 

@@ -763,7 +763,7 @@ def _script(doc: _Doc, node, release, model_lookup, frozen: bool, wrappers: tupl
         embedding = embedding.inside(doc.embedding)
     launches = find_launches(Source(virtual), doc.table, release, model_lookup, embedding)
     for launch in launches:
-        launch.wrappers = (*wrappers, *launch.wrappers)
+        launch.put_behind(wrappers)
     return launches
 
 

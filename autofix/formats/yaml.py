@@ -473,14 +473,10 @@ class _Finder:
 
     def words(self, node, frozen: bool) -> list[Arg] | None:  # noqa: ANN001
         """A scalar's command words, as one argv beside another key's (None: not one command)."""
-        doc = self.doc
-        written = doc.written(node)
+        written = self.doc.written(node)
         if written is None:
             return None
-        virtual, starts, ends, indent = _virtual(doc, written, True)
-        spell = (lambda _: None) if frozen else _words_spelling(spelling(written, doc.newline), doc.newline, indent)
-        base = doc.base
-        embedding = Embedding([s + base for s in starts], [e + base for e in ends], written.end + base, spell)
+        virtual, embedding = _embedded(self.doc, written, True, frozen)
         return shell.command_words(Source(virtual), self.table, embedding)
 
     def script(self, node, host: int, frozen: bool, words: bool, wrappers: tuple[str, ...] = (),  # noqa: ANN001
@@ -494,12 +490,8 @@ class _Finder:
         written = doc.written(node)
         if written is None or "sglang" not in written.value:
             return
-        virtual, starts, ends, indent = _virtual(doc, written, words)
-        spell = spelling(written, doc.newline)
-        if words:
-            spell = _words_spelling(spell, doc.newline, indent)
+        virtual, embedding = _embedded(doc, written, words)
         base = doc.base
-        embedding = Embedding([s + base for s in starts], [e + base for e in ends], written.end + base, spell)
         for launch in shell.find_launches(Source(virtual), self.table, embedding=embedding, **self.options):  # type: ignore[arg-type]
             first = next((k for k, s in enumerate(embedding.starts) if s >= launch.span.start), len(virtual))
             if not virtual[:first].strip():
@@ -507,10 +499,26 @@ class _Finder:
                 launch.span = Span(min(base + host, launch.span.start), launch.span.end)
             if frozen:
                 launch = launch.reread([replace(a, container=None, editable=False) for a in launch.args])
-            launch.wrappers = (*wrappers, *launch.wrappers)
+            launch.put_behind(wrappers)
             if opener is not None:
                 launch = launch.reread([*launch.args, Arg(None, doc.span(opener), splat=True)])
             self.launches.append(launch)
+
+
+def _embedded(doc: Document, written: Written, words: bool, frozen: bool = False) -> tuple[str, Embedding]:
+    """The shell text a scalar holds, and how it maps onto the file (frozen: no edit is spelled)."""
+    virtual, starts, ends, indent = _virtual(doc, written, words)
+    spell = spelling(written, doc.newline)
+    if words:
+        spell = _words_spelling(spell, doc.newline, indent)
+    if frozen:
+        spell = _never
+    base = doc.base
+    return virtual, Embedding([s + base for s in starts], [e + base for e in ends], written.end + base, spell)
+
+
+def _never(_: str) -> None:
+    return None
 
 
 def _virtual(doc: Document, written: Written, words: bool) -> tuple[str, list[int], list[int], str | None]:
