@@ -245,6 +245,84 @@ def test_python_argv_list_returned_by_a_helper() -> None:
     assert check("python", text) == (["invalid-choice"], text.replace('"FA3"', '"fa3"'))
 
 
+def test_python_argv_lists_bound_in_the_branches_of_a_condition() -> None:
+    text = dedent("""\
+        import subprocess
+
+        def main(tp):
+            if tp:
+                cmd = ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "2",
+                       "--attention-backend", "FA3"]
+            elif tp is None:
+                cmd = ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--attention-backend", "FA3"]
+            else:
+                cmd = ["python3", "-m", "sglang.launch_server", "--model-path", "m"]
+            subprocess.Popen(cmd)
+        """)
+    launches = load(FORMATS["python"]).find_launches(Source(text), table(None))
+    assert [l.written_dests() for l in launches] == [
+        {"model_path", "tp_size", "attention_backend"}, {"model_path", "attention_backend"}, {"model_path"}]
+    assert check("python", text) == (["invalid-choice", "invalid-choice"], text.replace('"FA3"', '"fa3"'))
+
+
+def test_python_list_overwritten_on_every_path_is_not_a_launch() -> None:
+    text = dedent(f"""\
+        import subprocess
+        if x:
+            cmd = ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--attention-backend", "FA3"]
+        cmd = ["python3", "-m", "sglang.launch_server", "--model-path", "m"]
+        subprocess.run(cmd)
+        """)
+    (launch,) = load(FORMATS["python"]).find_launches(Source(text), table(None))
+    assert launch.written_dests() == {"model_path"}
+    assert check("python", text) == ([], text)
+
+
+@pytest.mark.parametrize(
+    "runner",
+    [
+        "def _popen(cmd, **kwargs):\n    return subprocess.Popen(cmd, stdout=subprocess.PIPE, **kwargs)\n",
+        "def _popen(cmd):\n    subprocess.run(cmd, shell=True)\n",
+        "def _popen(cmd):\n    os.system(cmd)\n",
+    ],
+)
+def test_python_launch_handed_to_a_function_of_the_module_that_runs_it(runner: str) -> None:
+    shell = "shell" in runner or "system" in runner
+    argv = ('"python3 -m sglang.launch_server --model-path m --attention-backend FA3"' if shell else
+            '["python3", "-m", "sglang.launch_server", "--model-path", "m", "--attention-backend", "FA3"]')
+    text = f"import os, subprocess\n{runner}\ndef start():\n    cmd = {argv}\n    return _popen(cmd)\n"
+    (launch,) = load(FORMATS["python"]).find_launches(Source(text), table(None))
+    assert launch.wrappers == ("_popen()",)
+    assert check("python", text) == (["invalid-choice"], text.replace("FA3", "fa3"))
+
+
+def test_python_method_that_runs_its_parameter() -> None:
+    text = dedent("""\
+        import subprocess
+
+        class Server:
+            def _run(self, argv):
+                self.proc = subprocess.Popen(argv)
+
+            def start(self):
+                self._run(["python3", "-m", "sglang.launch_server", "--model-path", "m", "--attention-backend", "FA3"])
+        """)
+    assert check("python", text) == (["invalid-choice"], text.replace('"FA3"', '"fa3"'))
+
+
+def test_a_function_that_does_not_run_its_parameter_is_no_runner() -> None:
+    text = dedent("""\
+        import subprocess
+
+        def log(cmd):
+            subprocess.run(["echo", "starting"])
+            print(cmd)
+
+        log(["python3", "-m", "sglang.launch_server", "--model-path", "m", "--attention-backend", "FA3"])
+        """)
+    assert load(FORMATS["python"]).find_launches(Source(text), table(None)) == []
+
+
 def test_yaml_command_keys_of_other_tools() -> None:
     text = dedent(f"""\
         frameworks:

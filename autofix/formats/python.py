@@ -295,6 +295,7 @@ def _indexer(doc: _Doc):  # noqa: ANN202, C901 - a libcst visitor, built lazily
             self.calls: list[tuple[object, _Scope, tuple[int, ...]]] = []
             self.returns: list[tuple[object, _Scope, tuple[int, ...]]] = []  # `return cmd` in a function
             self.parent_call: dict[int, object] = {}
+            self.functions: dict[int, tuple[object, _Scope]] = {}  # id(binding of a def) -> (def, its scope)
             self._handled: set[int] = set()
             self._scope_bodies: set[int] = set()
             self._transparent: set[int] = set()
@@ -318,7 +319,7 @@ def _indexer(doc: _Doc):  # noqa: ANN202, C901 - a libcst visitor, built lazily
             self.scope = self.scope.parent  # type: ignore[assignment]
             self._suites = self._saved.pop()
 
-        def _bind(self, name: str, value: object = None, qualified: str | None = None) -> None:
+        def _bind(self, name: str, value: object = None, qualified: str | None = None) -> _Binding:
             scope = self.scope
             how = scope.declared.get(name)
             if how == "global":
@@ -327,7 +328,9 @@ def _indexer(doc: _Doc):  # noqa: ANN202, C901 - a libcst visitor, built lazily
                 scope = scope.parent or self.module
                 while scope.kind == "class" and scope.parent is not None:
                     scope = scope.parent
-            scope.bindings.setdefault(name, []).append(_Binding(self.scope, value, qualified, tuple(self._suites)))
+            binding = _Binding(self.scope, value, qualified, tuple(self._suites))
+            scope.bindings.setdefault(name, []).append(binding)
+            return binding
 
         def _bind_targets(self, target: object) -> None:
             for name in _target_names(target):
@@ -341,8 +344,9 @@ def _indexer(doc: _Doc):  # noqa: ANN202, C901 - a libcst visitor, built lazily
 
         def visit_FunctionDef(self, node) -> None:  # noqa: ANN001
             self._handled.add(id(node.name))
-            self._bind(node.name.value)
+            binding = self._bind(node.name.value)
             self._push("function", node.body)
+            self.functions[id(binding)] = (node, self.scope)
 
         def leave_FunctionDef(self, node) -> None:  # noqa: ANN001
             self._pop()
@@ -610,6 +614,7 @@ class _Doc:
         self.calls = index.calls
         self.returns = index.returns
         self.parent_call = index.parent_call
+        self.functions = index.functions
         self.module_scope = index.module
         _resolve_uses(self.module_scope, index.scopes)
 
@@ -1524,7 +1529,74 @@ class _Finder:
             return self.argv_launch(call, node, scope, at) if node is not None else []
         if "asyncio.create_subprocess_exec" in names:
             return self.launch_from_argv(call, self.reader.elements(call.args, scope, at, False))
-        return []
+        return self.runner_launches(call, scope, at)
+
+    # helpers that run what they are handed
+
+    @functools.cached_property
+    def runners(self) -> dict[int, tuple[int, str, str]]:
+        """The module's functions that run a parameter: id(binding of the def) -> (its index, its name,
+        "argv" or "command"), for `def _popen(cmd): return subprocess.Popen(cmd, ...)`. The launch is
+        read where the function is called, from what the call hands it."""
+        doc = self.doc
+        defs = {id(scope): (node, binding) for binding, (node, scope) in doc.functions.items()}
+        found: dict[int, tuple[int, str, str]] = {}
+        for call, scope, _ in doc.calls:
+            if id(scope) not in defs:
+                continue
+            node, binding = defs[id(scope)]
+            kind, handed = self._runs(call, scope)
+            if handed is None or not isinstance(handed, self.cst.Name):
+                continue
+            params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+            bound = doc.lookup(handed.value, scope)
+            if handed.value in params and len(bound) == 1 and bound[0].value is None:
+                found.setdefault(binding, (params.index(handed.value), handed.value, kind))
+        return found
+
+    def _runs(self, call, scope: _Scope) -> tuple[str, object]:  # noqa: ANN001
+        """What a call runs, and how: ("argv", node), ("command", node) or ("either", node) when a
+        string is a command and a list an argv; ("", None) for other calls."""
+        names = self.doc.qualified(call.func, scope)
+        if names & _SUBPROCESS:
+            shell = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "shell"), None)
+            if shell is not None and not (isinstance(shell, self.cst.Name) and shell.value in ("True", "False")):
+                return "", None
+            kind = "command" if shell is not None and shell.value == "True" else "argv"
+            if shell is None and any(a.star == "**" for a in call.args):
+                kind = "either"  # `**kwargs` may hold shell=True: a string handed in is a command, a list an argv
+            return kind, _argument(call, 0, "args")
+        if names & _SHELL_CALLS:
+            return "command", _argument(call, 0, "command" if "os.system" in names else "cmd")
+        if names & _EXEC_CALLS:
+            return "argv", _argument(call, 1, "args")
+        return "", None
+
+    def runner_launches(self, call, scope: _Scope, at: _At) -> list[Launch]:  # noqa: ANN001
+        """`_popen(cmd)`, `self._run(cmd)`: a call of one of the module's functions that run a parameter."""
+        func, shift = call.func, 0
+        if isinstance(func, self.cst.Attribute) and isinstance(func.value, self.cst.Name) \
+                and func.value.value in ("self", "cls"):
+            method = scope
+            while method is not None and method.kind != "class":
+                method = method.parent
+            bindings = method.bindings.get(func.attr.value, []) if method is not None else []
+            func, shift = func.attr, 1
+        elif isinstance(func, self.cst.Name):
+            bindings = self.doc.lookup(func.value, scope)
+        else:
+            return []
+        if len(bindings) != 1 or id(bindings[0]) not in self.runners:
+            return []
+        index, name, kind = self.runners[id(bindings[0])]
+        node = _argument(call, index - shift, name)
+        if node is None or index - shift < 0:
+            return []
+        read = self.argv_launch if kind == "argv" else self.command_or_argv
+        launches = read(call, node, scope, at)
+        for launch in launches:
+            launch.put_behind((f"{func.value}()",))
+        return launches
 
     # keyword launches
 
@@ -1585,7 +1657,32 @@ class _Finder:
         command, wrappers = self._split_command(node, scope, at)
         if command is not None:
             return self.command_launches(call, command, scope, at, wrappers)
+        branches = self._branches(node, scope, at)
+        if branches:
+            return [launch for binding in branches for launch in self.launch_from_argv(
+                call, self.reader._bound_list(node, binding, at, 1, False), start)]
         return self.launch_from_argv(call, self.reader.argv(node, scope, at), start)
+
+    def _branches(self, node, scope: _Scope, at: _At) -> list[_Binding]:  # noqa: ANN001
+        """The lists a name is bound to in the branches of a condition (`if tp: cmd = [...] else: cmd =
+        [...]`), each of which may be the one run: every binding in the launch's own scope, before it, that
+        no later binding before the launch overwrites on every path. Empty unless there are several,
+        all lists."""
+        if not isinstance(node, self.cst.Name):
+            return []
+        bindings = self.doc.lookup(node.value, scope)
+        if len(bindings) < 2 or any(b.scope is not scope or not isinstance(b.value, (self.cst.List, self.cst.Tuple))
+                                    for b in bindings):
+            return []
+        offsets = [self.doc.span(b.value).start for b in bindings]
+        if any(offset > at.offset for offset in offsets):
+            return []
+
+        def overwritten(i: int) -> bool:
+            return any(offsets[i] < offsets[j] and bindings[i].blocks[: len(bindings[j].blocks)] == bindings[j].blocks
+                       for j in range(len(bindings)))
+
+        return [b for i, b in enumerate(bindings) if not overwritten(i)]
 
     def _split_command(self, node, scope: _Scope, at: _At):  # noqa: ANN001, ANN202
         """The command string of `shlex.split(s)`, `s.split()` or `["bash", "-c", s]` (a script
@@ -1719,8 +1816,10 @@ def _argument(call, index: int, keyword: str):  # noqa: ANN001, ANN202
             return arg.value
     positional = []
     for arg in call.args:
-        if arg.star:
+        if arg.star == "*":
             return None
+        if arg.star:  # `**kwargs` holds keywords alone
+            continue
         if arg.keyword is None:
             positional.append(arg.value)
     return positional[index] if index < len(positional) else None
