@@ -230,7 +230,7 @@ def may_continue(launch: Launch) -> bool:
     """
     last = launch.args[-1] if launch.args else None
     container = last.container if last is not None else None
-    return container is not None and type(container).__module__ == "autofix.formats.dockerfile"
+    return bool(getattr(container, "continues", False))
 
 
 def resolutions(launch: Launch, flag: Flag) -> list[Option | None]:

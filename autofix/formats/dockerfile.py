@@ -19,7 +19,6 @@ Embedding of the JSON string.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -28,6 +27,7 @@ from autofix.command import Entry, Script, recognise
 from autofix.edits import Edit
 from autofix.embed import Embedding
 from autofix.formats import shell
+from autofix.formats.jsontext import Array, String, spell, string
 from autofix.knowledge.options import OptionTable
 from autofix.model import Arg, Launch, NewFlag
 from autofix.source import Source, Span
@@ -115,28 +115,17 @@ def _is_script(keyword: str, args: str, heredoc: re.Match) -> bool:
 
 # -- exec form: a JSON array of strings ---------------------------------------
 
-_JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-
-
-@dataclass(slots=True)
-class _Item:
-    span: Span  # the string literal, quotes included
-    text: str
-    starts: list[int]  # per character: where its spelling starts and ends in the file
-    ends: list[int]
-
-
-def _exec_items(text: str, inst: _Instruction) -> list[_Item] | None:
+def _exec_items(text: str, inst: _Instruction) -> list[String] | None:
     """The strings of an exec-form array, or None when the arguments are not one."""
     i = _skip(text, inst.body, inst)
     if i >= inst.end or text[i] != "[":
         return None
     i = _skip(text, i + 1, inst)
-    items: list[_Item] = []
+    items: list[String] = []
     if i < inst.end and text[i] == "]":
         return items if _skip(text, i + 1, inst) >= inst.end else None
     while True:
-        item = _string(text, i, inst.end)
+        item = string(text, i, inst.end)
         if item is None:
             return None
         items.append(item)
@@ -164,108 +153,14 @@ def _skip(text: str, i: int, inst: _Instruction) -> int:
     return i
 
 
-def _string(text: str, i: int, end: int) -> _Item | None:
-    if i >= end or text[i] != '"':
-        return None
-    start, i = i, i + 1
-    chars: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    while i < end:
-        ch = text[i]
-        if ch == '"':
-            return _Item(Span(start, i + 1), "".join(chars), starts, ends)
-        if ch in "\r\n" or ord(ch) < 0x20:
-            return None
-        if ch == "\\":
-            nxt = text[i + 1 : i + 2]
-            if nxt in _JSON_ESCAPES:
-                chars.append(_JSON_ESCAPES[nxt])
-                starts.append(i)
-                ends.append(i + 2)
-                i += 2
-                continue
-            if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2 : i + 6]):
-                chars.append(chr(int(text[i + 2 : i + 6], 16)))
-                starts.append(i)
-                ends.append(i + 6)
-                i += 6
-                continue
-            return None
-        chars.append(ch)
-        starts.append(i)
-        ends.append(i + 1)
-        i += 1
-    return None
+class _ExecArray(Array):
+    """An exec-form array: `docker run IMAGE ARGS...` appends ARGS to an ENTRYPOINT's."""
+
+    continues = True
 
 
-def _spell_json(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)[1:-1]
-
-
-class _Array:
-    """The items of one exec-form array, and how an edit is spelled there."""
-
-    def __init__(self, text: str, items: Sequence[_Item]):
-        self.text = text
-        self.spans = [item.span for item in items]
-
-    def _index(self, args: Sequence[Arg]) -> tuple[int, int] | None:
-        try:
-            first = self.spans.index(args[0].span)
-            last = self.spans.index(args[-1].span, first)
-        except ValueError:
-            return None
-        return first, last
-
-    def _line(self, offset: int) -> tuple[int, int]:
-        start = self.text.rfind("\n", 0, offset) + 1
-        end = self.text.find("\n", offset)
-        return start, len(self.text) if end < 0 else end
-
-    def _own_line(self, first: int, last: int) -> bool:
-        """Items first..last hold a `\\`-continued line of their own: `    "--a", "b", \\`."""
-        line_start, line_end = self._line(self.spans[first].start)
-        after = self.text[self.spans[last].end : line_end]
-        return not self.text[line_start : self.spans[first].start].strip() and bool(
-            re.fullmatch(r"[ \t]*,[ \t]*\\[ \t]*\r?", after)
-        )
-
-    def replace(self, arg: Arg, start: int, end: int, value: str) -> tuple[Edit, ...]:
-        span = arg.region(start, end)
-        return () if span is None else (Edit(span, value),)
-
-    def remove(self, args: Sequence[Arg]) -> tuple[Edit, ...]:
-        found = self._index(args)
-        if found is None:
-            return ()
-        first, last = found
-        spans = self.spans
-        if self._own_line(first, last) and last + 1 < len(spans):
-            line_start, line_end = self._line(spans[first].start)
-            return (Edit.delete(Span(line_start, min(line_end + 1, len(self.text)))),)
-        if first > 0:
-            return (Edit.delete(Span(spans[first - 1].end, spans[last].end)),)
-        if last + 1 < len(spans):
-            return (Edit.delete(Span(spans[first].start, spans[last + 1].start)),)
-        return (Edit.delete(Span(spans[first].start, spans[last].end)),)
-
-    def insert_after(self, args: Sequence[Arg], new: NewFlag) -> tuple[Edit, ...]:
-        found = self._index(args)
-        if found is None:
-            return ()
-        first, last = found
-        words = ", ".join(json.dumps(token, ensure_ascii=False) for token in new.tokens())
-        if self._own_line(first, last):
-            line_start, line_end = self._line(self.spans[first].start)
-            indent = self.text[line_start : self.spans[first].start]
-            suffix = self.text[self.spans[last].end : line_end]
-            return (Edit.insert(line_end + 1, indent + words + suffix + "\n"),)
-        return (Edit.insert(self.spans[last].end, ", " + words),)
-
-
-def _exec_args(text: str, items: Sequence[_Item]) -> list[Arg]:
-    container = _Array(text, items)
+def _exec_args(text: str, items: Sequence[String]) -> list[Arg]:
+    container = _ExecArray(text, items)
     args = []
     for item in items:
         if "$" in item.text:  # a literal `$X` the program receives: nothing autofix can know
@@ -435,7 +330,7 @@ def _restyled(launch: Launch, text: str, dropped: Sequence[Span]) -> Launch:
 
 def _exec_launches(text, parts, table, release, model_lookup) -> list[Launch]:
     argv: list[Arg] = []
-    owner: list[tuple[_Instruction, _Item | None]] = []
+    owner: list[tuple[_Instruction, String | None]] = []
     for inst, items in parts:
         if items is None:
             argv.append(Arg(None, Span(inst.body, inst.end), splat=True))
@@ -452,7 +347,7 @@ def _exec_launches(text, parts, table, release, model_lookup) -> list[Launch]:
         item = owner[found.index][1]
         if item is None:
             return []
-        embedding = Embedding(item.starts, item.ends, item.span.end - 1, _spell_json)
+        embedding = Embedding(item.starts, item.ends, item.span.end - 1, spell)
         launches = shell.find_launches(Source(item.text), table, release, model_lookup, embedding)
         for launch in launches:
             launch.put_behind(found.wrappers)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from autofix.edits import Edit
 from autofix.embed import Embedding
 from autofix.formats import python, shell
-from autofix.formats.dockerfile import _Item, _string
+from autofix.formats.jsontext import String, value
 from autofix.knowledge.options import OptionTable
 from autofix.model import Arg, Launch, NewFlag
 from autofix.source import Source, Span
@@ -28,65 +28,9 @@ from autofix.source import Source, Span
 __all__ = ["find_launches", "syntax_errors"]
 
 
-# -- a JSON reader that keeps the offsets of strings ---------------------------
-
-
-def _value(text: str, i: int) -> tuple[object, int]:
-    i = _ws(text, i)
-    ch = text[i : i + 1]
-    if ch == '"':
-        item = _string(text, i, len(text))
-        if item is None:
-            raise ValueError(f"bad string at {i}")
-        return item, item.span.end
-    if ch == "[":
-        out: list[object] = []
-        i = _ws(text, i + 1)
-        if text[i : i + 1] == "]":
-            return out, i + 1
-        while True:
-            value, i = _value(text, i)
-            out.append(value)
-            i = _ws(text, i)
-            if text[i : i + 1] == ",":
-                i += 1
-                continue
-            if text[i : i + 1] == "]":
-                return out, i + 1
-            raise ValueError(f"bad list at {i}")
-    if ch == "{":
-        obj: dict[str, object] = {}
-        i = _ws(text, i + 1)
-        if text[i : i + 1] == "}":
-            return obj, i + 1
-        while True:
-            key, i = _value(text, i)
-            i = _ws(text, i)
-            if not isinstance(key, _Item) or text[i : i + 1] != ":":
-                raise ValueError(f"bad object at {i}")
-            obj[key.text], i = _value(text, i + 1)
-            i = _ws(text, i)
-            if text[i : i + 1] == ",":
-                i += 1
-                continue
-            if text[i : i + 1] == "}":
-                return obj, i + 1
-            raise ValueError(f"bad object at {i}")
-    match = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null").match(text, i)
-    if match is None:
-        raise ValueError(f"bad value at {i}")
-    return match[0], match.end()
-
-
-def _ws(text: str, i: int) -> int:
-    while i < len(text) and text[i] in " \t\r\n":
-        i += 1
-    return i
-
-
 @dataclass(slots=True)
 class _Cell:
-    items: list[_Item]
+    items: list[String]
     text: str
     starts: list[int]
     ends: list[int]
@@ -98,19 +42,19 @@ class _Cell:
 
 def _cells(text: str) -> list[_Cell]:
     try:
-        doc, _ = _value(text, 0)
+        doc, _ = value(text)
     except (ValueError, IndexError):
         return []
     cells = doc.get("cells") if isinstance(doc, dict) else None
     found = []
     for cell in cells if isinstance(cells, list) else []:
-        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), _Item):
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), String):
             continue
         if cell["cell_type"].text != "code":
             continue
         source = cell.get("source")
-        items = [source] if isinstance(source, _Item) else source if isinstance(source, list) else []
-        items = [item for item in items if isinstance(item, _Item)]
+        items = [source] if isinstance(source, String) else source if isinstance(source, list) else []
+        items = [item for item in items if isinstance(item, String)]
         if not items:
             continue
         starts, ends, item_starts = [], [], []
