@@ -14,7 +14,8 @@ record, so it is not a registered fixer.
 `--add-ignore` writes `# autofix: ignore[CODE]` on a new line before each
 launch with findings, in the launch line's indentation: a `#` comment in shell,
 YAML, Python, Dockerfiles and Markdown blocks (sh, yaml, python, dockerfile), a
-new `"# ...\\n"` line of the cell source in notebooks. Where no comment can go
+new `"# ...\\n"` line of the cell source in notebooks; in JSON files none is written (a
+`// autofix: ignore[CODE]` line written by hand is read). Where no comment can go
 (after a `\\` continuation, inside a string, a notebook cell held in one JSON
 string), or the comment would change what the launch is, the finding is left as
 it is and reported.
@@ -164,7 +165,7 @@ def add_ignores(text: str, findings: Sequence, fmt: str, recheck) -> Added:  # n
         codes = list(dict.fromkeys(r.fixer.code for r in group))
         candidate = _merge(current, line, codes, notebook)
         merged = candidate is not None
-        if not merged:
+        if not merged and fmt != "json":  # JSON has no comments (an editor's JSON may: `// autofix: ignore`)
             candidate = _insert(current, line, codes, notebook, "ignore")
         if candidate is None or _keys(recheck(candidate)) != baseline - _keys(group):
             left.extend(group)

@@ -27,6 +27,8 @@ from autofix.source import Source
 
 ROOT = Path(__file__).resolve().parent.parent
 ENTRY = re.compile(r"sglang(?:_router)?\.launch_server\b|\bsglang serve\b")
+# A launch configuration's `"module": "sglang.launch_server"`: its flags are the `"args"` list after it.
+_MODULE_ARGS = re.compile(r'"[ \t]*,(?:[^{}\[\]]*?,)?\s*"args"[ \t]*:[ \t]*\[')
 VALUE = "fp8-e4m3"  # a near miss of fp8_e4m3, refused by every release
 
 
@@ -41,6 +43,8 @@ def plants(text: str) -> list[tuple[int, str]]:
             indent = item.group().split("-")[0]
             line_end = text.find("\n", end) if "\n" in text[end:] else len(text)
             out.append((line_end, f"\n{indent}- --kv-cache-dtype\n{indent}- {VALUE}"))
+        elif (args := _MODULE_ARGS.match(text, end)) is not None:  # an editor's `"module": "...", "args": [`
+            out.append((args.end(), ' "--kv-cache-dtype", "fp8-e4m3",'))
         elif quote in "\"'" and text[end : end + 1] == quote:  # an argv element: plant elements
             out.append((end + 1, f", {quote}--kv-cache-dtype{quote}, {quote}{VALUE}{quote}"))
         elif match.group().endswith("serve") and not re.match(r"[ \t]+[^\s\\-]", text[end:]):

@@ -36,14 +36,20 @@ PYTHON = FormatSpec("python", "autofix.formats.python", (b"sglang",))
 DOCKERFILE = FormatSpec("dockerfile", "autofix.formats.dockerfile", (b"sglang",))
 MARKDOWN = FormatSpec("markdown", "autofix.formats.markdown", (b"sglang",))
 NOTEBOOK = FormatSpec("notebook", "autofix.formats.notebook", (b"sglang",))
+# Editors' launch configurations (VS Code's launch.json): JSON with comments.
+JSON = FormatSpec("json", "autofix.formats.launchjson", (b"sglang.launch_server", b"sglang_router.launch_server"))
 
-FORMATS: dict[str, FormatSpec] = {spec.name: spec for spec in (SHELL, YAML, PYTHON, DOCKERFILE, MARKDOWN, NOTEBOOK)}
+FORMATS: dict[str, FormatSpec] = {spec.name: spec for spec in (SHELL, YAML, PYTHON, DOCKERFILE, MARKDOWN, NOTEBOOK, JSON)}
 
 _SUFFIXES = {
     ".sh": SHELL, ".bash": SHELL, ".yaml": YAML, ".yml": YAML, ".py": PYTHON,
     ".dockerfile": DOCKERFILE, ".containerfile": DOCKERFILE,
     ".md": MARKDOWN, ".mdx": MARKDOWN, ".markdown": MARKDOWN, ".ipynb": NOTEBOOK,
+    ".code-workspace": JSON,
 }
+# VS Code keeps launch configurations in `.vscode/launch.json`: other JSON files (a model's
+# config.json, a 10 MB tokenizer.json) are data, never opened.
+_JSON_NAMES = frozenset({"launch.json"})
 # Dockerfile, Dockerfile.dev, Containerfile (a suffix names the variant, not the format).
 _DOCKERFILE_NAME = re.compile(r"(?:Dockerfile|Containerfile)(?:\..*)?\Z", re.IGNORECASE)
 _SHEBANG = re.compile(rb"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+(?:-S[ \t]+)?)?(?:ba|da|k|z)?sh\b")
@@ -57,6 +63,8 @@ def detect(path: str, head: bytes = b"") -> FormatSpec | None:
         return spec
     if _DOCKERFILE_NAME.match(PurePath(path).name):
         return DOCKERFILE
+    if PurePath(path).name.lower() in _JSON_NAMES:
+        return JSON
     if head.startswith(b"#!"):
         if _SHEBANG.match(head):
             return SHELL

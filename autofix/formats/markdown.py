@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from autofix.formats import python, shell, yaml
+from autofix.formats import launchjson, python, shell, yaml
 from autofix.knowledge.options import OptionTable
 from autofix.model import Launch
 from autofix.source import Source
@@ -41,6 +41,7 @@ _FENCE = re.compile(r"([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`{]*)")
 _SHELL_TAGS = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession"})
 _YAML_TAGS = frozenset({"yaml", "yml"})
 _PYTHON_TAGS = frozenset({"python", "py", "python3"})
+_JSON_TAGS = frozenset({"json", "jsonc"})
 _COMMAND = re.compile(r"sglang\.launch_server|sglang serve")
 _PROMPT = re.compile(r"[ \t]*\$ ")
 _IGNORE_BLOCK = re.compile(r"<!--\s*autofix:\s*ignore\s*-->")
@@ -48,7 +49,7 @@ _IGNORE_BLOCK = re.compile(r"<!--\s*autofix:\s*ignore\s*-->")
 
 @dataclass(frozen=True, slots=True)
 class _Block:
-    kind: str  # "shell", "console", "yaml" or "python"
+    kind: str  # "shell", "console", "yaml", "python" or "json"
     start: int  # the first character of the block's first line
     end: int  # the end of its last line, before the closing fence
     ignored: bool
@@ -101,6 +102,8 @@ def _kind(tag: str, body: str) -> str | None:
         return "yaml"
     if tag in _PYTHON_TAGS:
         return "python"
+    if tag in _JSON_TAGS:
+        return "json"
     return None
 
 
@@ -112,7 +115,7 @@ def _mask(text: str, block: _Block) -> str:
     each block costs its format a parse of about its own size, not of the whole
     file (a long document has hundreds of blocks).
     """
-    before = _comment_line(text[: block.start])
+    before = _comment_line(text[: block.start], "//" if block.kind == "json" else "#")
     after = text[block.end : block.end + 2]  # the block's last line break; nothing after it is read
     after = "\r\n" if after.startswith("\r\n") else after[:1] if after[:1] in ("\r", "\n") else ""
     if block.kind != "console":
@@ -131,19 +134,19 @@ def _mask(text: str, block: _Block) -> str:
     return before + "".join(out) + after
 
 
-def _comment_line(text: str) -> str:
-    """text's length as one comment line: `#` and spaces, and the line break that ends it."""
+def _comment_line(text: str, opener: str = "#") -> str:
+    """text's length as one comment line: opener (`#`, `//`) and spaces, and the line break that ends it."""
     body = text.rstrip("\r\n")
     brk = text[len(body) :]
-    if not brk:  # only at the very start of the file
+    if not brk or 0 < len(body) < len(opener):  # only at the very start of the file
         return _BLANKS.sub(" ", text)
-    return ("#" + " " * (len(body) - 1) if body else "") + brk
+    return (opener + " " * (len(body) - len(opener)) if body else "") + brk
 
 
 _BLANKS = re.compile(r"[^\r\n]")
 
 
-_MODULES = {"shell": shell, "console": shell, "yaml": yaml, "python": python}
+_MODULES = {"shell": shell, "console": shell, "yaml": yaml, "python": python, "json": launchjson}
 
 
 def find_launches(
