@@ -323,6 +323,54 @@ def test_a_function_that_does_not_run_its_parameter_is_no_runner() -> None:
     assert load(FORMATS["python"]).find_launches(Source(text), table(None)) == []
 
 
+POD = """\
+apiVersion: v1
+kind: Pod
+spec:
+  containers:
+  - name: sglang
+    command: [python3, -m, sglang.launch_server, --attention-backend, FA3]
+    args:
+    - --model-path
+    - ${MODEL}
+"""
+
+
+@pytest.mark.parametrize(
+    ("opening", "reader"),
+    [
+        ("kubectl apply -f - <<EOF", "kubectl apply -f -"),
+        ("cat <<EOF | kubectl apply -f -", "kubectl apply -f -"),
+        ("cat <<'EOF' | oc create --filename=-", "oc create --filename=-"),
+        ("cat > deploy/pod.yaml <<EOF", "> deploy/pod.yaml"),
+        ("cat <<EOF > pod.yml", "> pod.yml"),
+    ],
+)
+def test_a_here_document_that_is_a_yaml_file(opening: str, reader: str) -> None:
+    text = f"#!/bin/bash\nset -e\n{opening}\n{POD}EOF\n"
+    (launch,) = load(FORMATS["shell"]).find_launches(Source(text), table(None))
+    assert launch.wrappers == (reader,)
+    model = next(a for a in launch.args if a.span.start == text.index("${MODEL}"))
+    # The shell expands ${MODEL} before kubectl reads the file; a quoted delimiter keeps it literal.
+    assert model.text == (None if "'EOF'" not in opening else "${MODEL}")
+    assert check("shell", text) == (["invalid-choice"], text.replace("FA3", "fa3"))
+
+
+@pytest.mark.parametrize(
+    "opening",
+    ["cat <<EOF | grep sglang", "cat > notes.txt <<EOF", "kubectl apply -f pod.yaml <<EOF"],
+)
+def test_a_here_document_no_yaml_reader_reads_is_not_read(opening: str) -> None:
+    text = f"{opening}\n{POD}EOF\n"
+    assert load(FORMATS["shell"]).find_launches(Source(text), table(None)) == []
+
+
+def test_a_yaml_here_document_with_backslashes_is_not_read() -> None:
+    pod = POD.replace("${MODEL}", "a\\\\b")  # `\\` in the body: the shell reads it as one backslash
+    text = f"kubectl apply -f - <<EOF\n{pod}EOF\n"
+    assert load(FORMATS["shell"]).find_launches(Source(text), table(None)) == []
+
+
 def test_yaml_command_keys_of_other_tools() -> None:
     text = dedent(f"""\
         frameworks:

@@ -338,8 +338,12 @@ def find_launches(
     table: OptionTable,
     release: str | None = None,
     model_lookup: Callable[[str], str | None] | None = None,
+    expanded: bool = False,
 ) -> list[Launch]:
-    """Launches in a YAML file; SyntaxError when it is not YAML (unless it is a template)."""
+    """Launches in a YAML file; SyntaxError when it is not YAML (unless it is a template).
+
+    expanded: the text is a shell here-document's, so the shell expands `$X`, `${X}` and `$(...)`
+    in it before the file is read (a Kubernetes object fed to `kubectl apply -f -`)."""
     try:
         doc = _parse(source)
     except SyntaxError:
@@ -347,6 +351,7 @@ def find_launches(
             return []  # a template autofix cannot read as YAML: stay quiet
         raise
     finder = _Finder(doc, table, release, model_lookup)
+    finder.expanded = expanded
     if len(doc.roots) == 1 and _is_config(doc.roots[0], table):
         finder.config(doc.roots[0])
     else:
@@ -363,6 +368,7 @@ class _Finder:
         self.launches: list[Launch] = []
         self.seen: set[int] = set()
         self.kubernetes = False  # the document is a Kubernetes object ($(VAR) in argv items)
+        self.expanded = False  # a shell expanded the text: $VAR is unknown in a Kubernetes object too
 
     def launch(self, args: Sequence[Arg], span: Span, form: str, wrappers: tuple[str, ...] = ()) -> None:
         self.launches.append(Launch.read(args, self.table, span, form, wrappers=wrappers, **self.options))  # type: ignore[arg-type]
@@ -375,7 +381,8 @@ class _Finder:
 
     def walk(self, root) -> None:  # noqa: ANN001
         """Visit every node once, in document order; an alias is not followed again."""
-        self.kubernetes = kind(root) == "map" and {key_name(k) for k, _ in root.value} >= {"apiVersion", "kind"}
+        self.kubernetes = kind(root) == "map" and {key_name(k) for k, _ in root.value} >= {"apiVersion", "kind"} \
+            and not self.expanded
         stack: list[tuple[object, bool]] = [(root, False)]
         while stack:
             node, frozen = stack.pop()
