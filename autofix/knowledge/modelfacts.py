@@ -178,6 +178,8 @@ def describe(facts: ModelFacts | None, mla: bool | None = None) -> dict[str, obj
             "weight_block_size": list(quantization.weight_block_size) if quantization.weight_block_size else None,
             "fmt": quantization.fmt,
         }
+    if facts is not None and facts.architectures is not None:
+        shown["architectures"] = list(facts.architectures)
     shown["source"] = facts.source if facts else None
     return shown
 
