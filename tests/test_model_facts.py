@@ -235,7 +235,8 @@ VARIANTS = {
     "llama-no-kv-heads": ("meta-llama--Llama-3.1-8B-Instruct", {"num_key_value_heads": None}),
     # DeepSeek-V3's architecture with a DSA indexer (index_topk, with the head shape ModelConfig reads for it):
     # what is_deepseek_dsa takes as DSA.
-    "deepseek-with-index-topk": ("deepseek-ai--DeepSeek-V3", {"index_topk": 2048, "index_head_dim": 128, "index_n_heads": 64}),
+    "deepseek-with-index-topk": ("deepseek-ai--DeepSeek-V3",
+                                 {"index_topk": 2048, "index_head_dim": 128, "index_n_heads": 64}),
 }
 
 
