@@ -1343,6 +1343,8 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
     if not hasattr(type(record), "resolve_once"):
         vars(record)["model_config"] = model  # 0.5.17/0.5.18 memo
     steps = [*rules, *(f for name in _RESOLVERS for f in named(name)), *page_size_snaps()]
+    # A family's override provider runs for the architectures it is registered for, and no other.
+    steps = [f for f in steps if provider_applies(f, model)]
     # Kimi-K3's overrides run for Kimi-K3 only (SGLang dispatches them by architecture).
     steps = [f for f in steps if f.qualname != "_kimi_k3_overrides"]
     if architecture == KIMI_K3:
@@ -1392,6 +1394,34 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
     except Exception as exc:  # AssertionError, ValueError, NotImplementedError ...
         return {**result, "ok": False, "stage": "rules", "error": exception_text(exc), "where": raised_at(exc)}
     return {**result, "stage": "rules"}
+
+
+def _override_registry() -> tuple[dict[str, list[Callable]], list[tuple[Callable[[str], bool], Callable]]]:
+    """SGLang's registry of per-architecture override providers (``register_model_override``,
+    ``register_model_override_predicate``): in model_override_base from 0.5.19 on, in overrides
+    before; empty where neither is loaded."""
+    for name in ("sglang.srt.arg_groups.model_override_base", "sglang.srt.arg_groups.overrides"):
+        module = sys.modules.get(name)
+        if module is not None and hasattr(module, "_MODEL_OVERRIDE_FNS"):
+            return module._MODEL_OVERRIDE_FNS, getattr(module, "_PREDICATE_OVERRIDE_FNS", [])
+    return {}, []
+
+
+def provider_applies(step: RuleFunction, model: Any) -> bool:
+    """Whether SGLang would call step for the served model: a registered override provider only
+    when ``collect_model_override_declarations`` dispatches to it, i.e. for an architecture it is
+    registered under (or whose predicate accepts architectures[0]); any other function, always."""
+    try:
+        function = step.resolve()
+    except (ImportError, AttributeError):
+        return True
+    by_architecture, predicates = _override_registry()
+    registered = {arch for arch, functions in by_architecture.items() if any(f is function for f in functions)}
+    tests = [predicate for predicate, f in predicates if f is function]
+    if not registered and not tests:
+        return True
+    architecture = (getattr(model.hf_config, "architectures", None) or [None])[0]
+    return architecture in registered or any(test(architecture) for test in tests if architecture is not None)
 
 
 def model_runner_checks(model: Any, view: Any) -> None:

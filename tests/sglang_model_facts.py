@@ -25,7 +25,7 @@ EXPERT_KEYS = ("n_routed_experts", "num_experts", "num_local_experts")
 
 
 def derived(folder: str) -> dict[str, object]:
-    from sglang.srt.configs.model_config import AttentionArch, ModelConfig
+    from sglang.srt.configs.model_config import AttentionArch, ModelConfig, is_deepseek_dsa
 
     ModelConfig._verify_quantization = lambda self: None
     config = ModelConfig(folder, trust_remote_code=False)
@@ -33,6 +33,8 @@ def derived(folder: str) -> dict[str, object]:
     quant = config._parse_quant_hf_config() or {}
     return {
         "architecture": config.hf_config.architectures[0],
+        "architectures": list(config.hf_config.architectures),
+        "dsa": is_deepseek_dsa(config.hf_config),
         "mla": config.attention_arch == AttentionArch.MLA,
         "num_attention_heads": config.num_attention_heads,
         "num_key_value_heads": config.get_total_num_kv_heads(),

@@ -16,7 +16,7 @@ import pytest
 
 import oracle
 from autofix.knowledge.modelfacts import (
-    EXPERTS_USE_INTERMEDIATE_SIZE, ModelFacts, Quantization, context_length, derive, describe, text_config,
+    EXPERTS_USE_INTERMEDIATE_SIZE, ModelFacts, Quantization, context_length, derive, describe, dsa, text_config,
 )
 from autofix.knowledge.models import resolve_model
 
@@ -200,6 +200,18 @@ def test_mixture_of_experts_sizes() -> None:
     assert derive({"architectures": ["LlamaForCausalLM"], "intermediate_size": 14336}, "c").moe_intermediate_size is None
 
 
+def test_dsa_is_known_only_where_every_release_agrees() -> None:
+    qwen, deepseek = _real("Qwen--Qwen3-8B"), _real("deepseek-ai--DeepSeek-V3")
+    assert dsa(qwen) is False  # no release lists Qwen3ForCausalLM
+    assert dsa(deepseek) is None  # a listed architecture without index_topk: its config class may add one
+    with_index = derive({**json.loads((CONFIGS / "deepseek-ai--DeepSeek-V3" / "config.json").read_text()),
+                         "index_topk": 2048}, "c")
+    assert (with_index.index_topk, dsa(with_index)) == (2048, True)
+    assert dsa(derive({"architectures": ["HYV4ForCausalLM"], "index_topk": 2048}, "c")) is None  # 0.5.20 on only
+    assert dsa(None) is None and dsa(ModelFacts("table")) is None
+    assert qwen.architectures == ("Qwen3ForCausalLM",)
+
+
 def test_describe_is_json_data() -> None:
     shown = describe(_real("deepseek-ai--DeepSeek-V3"), mla=True)
     assert json.loads(json.dumps(shown)) == shown
@@ -221,6 +233,10 @@ COMPARED = ("architecture", "num_attention_heads", "num_key_value_heads", "head_
 VARIANTS = {
     "llama-linear-rope": ("meta-llama--Llama-3.1-8B-Instruct", {"rope_scaling": {"type": "linear", "factor": 2.0}}),
     "llama-no-kv-heads": ("meta-llama--Llama-3.1-8B-Instruct", {"num_key_value_heads": None}),
+    # DeepSeek-V3's architecture with a DSA indexer (index_topk, with the head shape ModelConfig reads for it):
+    # what is_deepseek_dsa takes as DSA.
+    "deepseek-with-index-topk": ("deepseek-ai--DeepSeek-V3",
+                                 {"index_topk": 2048, "index_head_dim": 128, "index_n_heads": 64}),
 }
 
 
@@ -255,6 +271,8 @@ def test_sglang_derives_the_same(release: str, tmp_path: Path) -> None:
             theirs["moe_intermediate_size"] = theirs["intermediate_size"]  # what their FusedMoE is given
         assert mine == {key: theirs[key] for key in COMPARED}, folder.name
         assert resolve_model(str(folder), lambda path: facts, release).mla is theirs["mla"], folder.name
+        assert list(facts.architectures) == theirs["architectures"], folder.name
+        assert dsa(facts) in (None, theirs["dsa"]), folder.name
         quantization = facts.quantization
         assert (quantization and quantization.method, quantization and quantization.weight_block_size) == (
             theirs["quant_method"], tuple(theirs["weight_block_size"]) if theirs["weight_block_size"] else None

@@ -20,7 +20,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["ModelFacts", "Quantization", "derive", "describe", "text_config"]
+__all__ = ["ModelFacts", "Quantization", "derive", "describe", "dsa", "text_config"]
 
 # get_context_length's keys, in its order of preference (CONTEXT_LENGTH_KEYS).
 CONTEXT_LENGTH_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length",
@@ -59,6 +59,10 @@ class ModelFacts:
     qk_rope_head_dim instead.
     context_length: what `get_context_length` derives, the most `--context-length` may ask without
     SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN.
+    architectures: every entry of the config's `architectures` (`handle_language_model_only` tests
+    each of them); architecture is the first.
+    index_topk: the top-level config's `index_topk`, which `is_deepseek_dsa` reads (`_hf_attr`) to
+    tell a DeepSeek Sparse Attention checkpoint; see `dsa`.
     """
 
     source: str | None
@@ -76,6 +80,8 @@ class ModelFacts:
     num_experts: int | None = None
     quantization: Quantization | None = None
     context_length: int | None = None
+    architectures: tuple[str, ...] | None = None
+    index_topk: int | None = None
 
 
 def derive(config: Mapping, source: str) -> ModelFacts:
@@ -106,6 +112,8 @@ def derive(config: Mapping, source: str) -> ModelFacts:
         num_experts=next((n for n in (_int(text, key) for key in EXPERT_KEYS) if n is not None), None),
         quantization=_quantization(config),
         context_length=context_length(text),
+        architectures=_architectures(config),
+        index_topk=_int(config, "index_topk"),
     )
 
 
@@ -170,6 +178,8 @@ def describe(facts: ModelFacts | None, mla: bool | None = None) -> dict[str, obj
             "weight_block_size": list(quantization.weight_block_size) if quantization.weight_block_size else None,
             "fmt": quantization.fmt,
         }
+    if facts is not None and facts.architectures is not None:
+        shown["architectures"] = list(facts.architectures)
     shown["source"] = facts.source if facts else None
     return shown
 
@@ -216,6 +226,40 @@ def _quantization(config: Mapping) -> Quantization | None:
         weight_block_size=tuple(block) if isinstance(block, list) and all(map(_is_int, block)) else None,
         fmt=_str(found, "fmt"),
     )
+
+
+# The architectures `configs/model_config.py: is_deepseek_dsa` accepts, with an `index_topk`: those of
+# every release 0.5.17 to 0.5.23 (DSA_EVERYWHERE), and those added by 0.5.19 (Dots3Note) and 0.5.20
+# (Glm5Next, HYV4). The list only grew.
+DSA_EVERYWHERE = frozenset({
+    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN", "MistralLarge3ForCausalLM",
+    "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN",
+    "LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN",
+})
+DSA_ANYWHERE = DSA_EVERYWHERE | {
+    "Dots3NoteForCausalLM", "Dots3NoteForCausalLMNextN", "Glm5NextForConditionalGeneration",
+    "Glm5NextForConditionalGenerationNextN", "HYV4ForCausalLM", "HYV4ForCausalLMNextN",
+}
+
+
+def dsa(facts: ModelFacts | None) -> bool | None:
+    """`is_deepseek_dsa`, where every release answers the same: False for an architecture no release
+    lists; True for one every release lists whose config.json has an `index_topk`; else None (unknown:
+    a listed architecture without the key may get one from its config class)."""
+    if facts is None or facts.architecture is None:
+        return None
+    if facts.architecture not in DSA_ANYWHERE:
+        return False
+    if facts.architecture in DSA_EVERYWHERE and facts.index_topk is not None:
+        return True
+    return None
+
+
+def _architectures(config: Mapping) -> tuple[str, ...] | None:
+    archs = config.get("architectures")
+    if isinstance(archs, list) and archs and all(isinstance(a, str) for a in archs):
+        return tuple(archs)
+    return None
 
 
 def _architecture(config: Mapping) -> str | None:
