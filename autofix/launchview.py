@@ -216,7 +216,10 @@ def _launch_text(path: str, launch: dict) -> list[str]:
     if launch["wrappers"]:
         out.append(f"  wrappers: {' > '.join(launch['wrappers'])}")
     # The architecture and MLA always, the other facts where known.
-    known = [(k, v) for k, v in launch["model"].items() if v is not None or k in ("architecture", "mla")]
+    model = launch["model"]
+    known = [(k, v) for k, v in model.items() if v is not None or k in ("architecture", "mla")]
+    # The architectures list only where it says more than its first entry.
+    known = [(k, v) for k, v in known if k != "architectures" or v != [model["architecture"]]]
     out.append("  model: " + ", ".join(f"{k}={_value(v)}" for k, v in known))
     if launch["gpu"]:
         out.append(f"  gpu: {launch['gpu']}")

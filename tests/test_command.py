@@ -371,6 +371,32 @@ def test_a_yaml_here_document_with_backslashes_is_not_read() -> None:
     assert load(FORMATS["shell"]).find_launches(Source(text), table(None)) == []
 
 
+@pytest.mark.parametrize("run", ['eval "$CMD"', "$CMD", 'ssh node1 "$CMD"', 'bash -c "$CMD"'])
+def test_a_kept_command_grown_by_additions_in_its_own_block(run: str) -> None:
+    text = (f'CMD="python3 -m sglang.launch_server --model-path m"\nCMD="$CMD --tp 2"\n'
+            f'CMD+=" {NEAR} --port $PORT"\n{run}\n')
+    (launch,) = load(FORMATS["shell"]).find_launches(Source(text), table(None))
+    assert launch.written_dests() == {"model_path", "tp_size", "attention_backend", "port"}  # closed: all read
+    assert check("shell", text) == (["invalid-choice"], text.replace("FA3", "fa3"))
+
+
+def test_an_addition_under_a_condition_leaves_the_kept_command_open() -> None:
+    text = ('CMD="python3 -m sglang.launch_server --model-path m"\n'
+            'if [ -n "$TP" ]; then\n  CMD="$CMD --tp $TP"\nfi\n'
+            f'CMD="${{CMD}} {NEAR}"\n$CMD\n')
+    (launch,) = load(FORMATS["shell"]).find_launches(Source(text), table(None))
+    assert launch.written_dests() is None
+    assert [a.text for a in launch.args if a.splat] == [None]
+    assert check("shell", text) == (["invalid-choice"], text.replace("FA3", "fa3"))
+
+
+def test_a_reassignment_ends_what_additions_are_read() -> None:
+    text = ('CMD="python3 -m sglang.launch_server --model-path m"\nCMD="$CMD --tp 2"\n'
+            'CMD="python3 -m sglang.launch_server --model-path n"\n$CMD\n')
+    first, second = load(FORMATS["shell"]).find_launches(Source(text), table(None))
+    assert first.written_dests() is None and second.written_dests() is None  # either may be the one run
+
+
 def test_yaml_command_keys_of_other_tools() -> None:
     text = dedent(f"""\
         frameworks:
