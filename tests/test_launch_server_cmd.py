@@ -15,7 +15,7 @@ import pytest
 
 from autofix.fixer import select
 from autofix.formats import FORMATS, NOTEBOOK
-from autofix.formats.python import _sglang_words
+from autofix.formats.python.finder import _sglang_words
 from autofix.pipeline import Settings, fix_text
 from autofix.source import Source
 

@@ -694,7 +694,7 @@ def test_fstring_fields_resolve_from_constants_or_stay_unknown() -> None:
 
 
 def test_fstring_braces_are_doubled_when_inserted() -> None:
-    from autofix.formats.python import _speller
+    from autofix.formats.python.strings import _speller
 
     spell = _speller("f", '"', "\n")
     assert spell('--json-model-override-args {"a": 1}') == '--json-model-override-args {{\\"a\\": 1}}'

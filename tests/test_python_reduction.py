@@ -1,5 +1,5 @@
 """What libcst is given: a Python file with the top-level definitions no launch
-can depend on blanked (autofix.formats.python._reduced).
+can depend on blanked (autofix.formats.python.parse._reduced).
 
 First what the reduction keeps and blanks, on small inputs; then a
 differential check: on every Python input at hand, launches, findings and
@@ -18,8 +18,9 @@ import pytest
 
 from autofix.fixer import select
 from autofix.formats import PYTHON
-from autofix.formats import python as pyformat
-from autofix.formats.python import PythonSyntaxError, _reduced, find_launches
+from autofix.formats.python import doc as pydoc
+from autofix.formats.python import PythonSyntaxError, find_launches
+from autofix.formats.python.parse import _reduced
 from autofix.knowledge.options import table
 from autofix.pipeline import Settings, fix_text
 from autofix.source import Source
@@ -519,7 +520,7 @@ def _fixed(case: Case) -> tuple[str, list[tuple]]:
 @pytest.mark.parametrize("case", REDUCED, ids=lambda case: case.name)
 def test_reduction_changes_no_launch_and_no_fix(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
     reduced = (_launches(case.text), _fixed(case))
-    monkeypatch.setattr(pyformat, "_reduced", lambda text: text)
+    monkeypatch.setattr(pydoc, "_reduced", lambda text: text)
     assert _launches(case.text) == reduced[0]
     assert _fixed(case) == reduced[1]
 
@@ -545,5 +546,5 @@ def test_suppression_comments_are_read_from_the_original_text(monkeypatch: pytes
     case = Case("suppressions", text, Settings(select(["ALL"]), unused_suppressions=True))
     reduced = _fixed(case)
     assert [(code, line) for code, line, *_ in reduced[1]] == [("AF100", 4)]
-    monkeypatch.setattr(pyformat, "_reduced", lambda text: text)
+    monkeypatch.setattr(pydoc, "_reduced", lambda text: text)
     assert _fixed(case) == reduced
