@@ -100,18 +100,19 @@ def test_a_long_comment_header_is_left_out_of_the_shell_parse_with_the_same_resu
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from autofix.formats import shell
+    from autofix.formats.shell import tree as shell_tree
 
     header = "".join(f"# line {i} of a long licence header, é\n" for i in range(100))
     body = "MODEL=deepseek-ai/DeepSeek-V3\npython -m sglang.launch_server --model-path $MODEL \\\n  --tp 8\n"
     texts = [header + body, header + body.replace("--tp 8", "--tp 8 'unclosed")]
-    assert all(shell._after_leading_comments(t.encode()) is not None for t in texts)
+    assert all(shell_tree._after_leading_comments(t.encode()) is not None for t in texts)
 
     def seen(text: str) -> tuple[object, ...]:
         launches = shell.find_launches(Source(text), table())
         return shell.syntax_errors(text), [(la.span, [(a.text, a.span) for a in la.args]) for la in launches]
 
     skipped = [seen(t) for t in texts]
-    monkeypatch.setattr(shell, "_after_leading_comments", lambda data: None)
+    monkeypatch.setattr(shell_tree, "_after_leading_comments", lambda data: None)
     assert [seen(t) for t in texts] == skipped
     (clean_errors, clean_launches), (broken_errors, _) = skipped
     assert clean_errors == 0 and len(clean_launches) == 1 and broken_errors > 0

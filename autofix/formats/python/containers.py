@@ -3,10 +3,10 @@ or a command string written in adjacent literals."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from autofix.edits import Edit
 from autofix.formats.python.strings import _Piece, _py_str, _py_value
