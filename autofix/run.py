@@ -52,6 +52,7 @@ class Run:
     progress: object = None  # output.terminal.Progress during a walk
     gpu: Gpu | None = None  # --gpu, or `gpu` in [tool.autofix]
     jobs: int = 1  # worker processes for a large run (--jobs)
+    cache: object = None  # autofix.cache.Store: the cache folder; None: --no-cache
 
     def first_time(self, r) -> bool:  # noqa: ANN001
         if r.path is None:
@@ -88,7 +89,12 @@ def check_files(run: Run, targets: list[Path]) -> None:
     # checked, and for files named one by one (as pre-commit names them), in the working directory.
     folders = [t for t in existing if t.is_dir()]
     index = ConfigIndex([*roots, Path.cwd()], search=[Path.cwd()] if len(folders) < len(existing) else [])
-    checker = _Checker(run, Analyser(run.mode, run.resolver, roots))  # type: ignore[arg-type]
+    results = None
+    if run.cache is not None and run.mode != "add-ignore":
+        from autofix.resultcache import ResultCache
+
+        results = ResultCache(run.cache)  # type: ignore[arg-type]
+    checker = _Checker(run, Analyser(run.mode, run.resolver, roots, results))  # type: ignore[arg-type]
     # The walk, with the prefilter: a file that cannot hold a launch is done with one read and
     # one search. What the run keeps of each file is its path and one byte (memory stays flat as
     # trees grow); the few files with more to say have it in the dicts.
@@ -166,7 +172,7 @@ class _Checker:
         self.analyser = analyser
 
     def check(self, path: Path, name: str, only_config: str | None = None) -> None:
-        from autofix.analysis import Outcome, check
+        from autofix.analysis import Outcome
 
         prepared = self.analyser.prepare(path, name, only_config)
         if isinstance(prepared, Outcome):
@@ -174,7 +180,7 @@ class _Checker:
         elif self.run.mode == "add-ignore":
             self.write(path, _add_ignore(self.run, name, prepared.source, prepared.spec, prepared.settings))
         else:
-            self.finish(path, name, check(self.run.mode, name, prepared))
+            self.finish(path, name, self.analyser.check(path, name, prepared))
 
     def finish(self, path: Path, name: str, outcome) -> None:  # noqa: ANN001 - analysis.Outcome
         self.write(path, _report(self.run, name, outcome))
