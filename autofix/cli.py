@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -196,8 +195,9 @@ def _cache(off: bool, given: Path | None, config):  # noqa: ANN001, ANN202 - Con
 
     store = None
     if not off and not cache.disabled_by_env():
-        root = config.root if config.path is not None or config.base is not None else Path.cwd()
-        store = cache.Store(cache.locate(given, config.cache_folder(), Path(os.path.abspath(root))))
+        # The project root: the folder of the configuration that applies here (--config's: the working
+        # directory), else the working directory.
+        store = cache.Store(cache.locate(given, config.cache_folder(), config.root))
     rule_index.use_cache(store)
     return store
 

@@ -103,6 +103,8 @@ class ResultCache:
     def _selection(self, fixers) -> str:  # noqa: ANN001
         held = self._codes.get(id(fixers))
         if held is None or held[0] is not fixers:
+            if len(self._codes) >= 8:  # per-file-ignores make a selection per file: memory stays flat
+                self._codes.clear()
             held = self._codes[id(fixers)] = (fixers, ",".join(fx.code for fx in fixers))
         return held[1]
 
@@ -182,7 +184,7 @@ def _reported_json(r: Reported) -> list[object]:
     ]
 
 
-def _reported(held: list, ) -> Reported:
+def _reported(held: list) -> Reported:
     from autofix.fixer import _by_code
 
     code, start, end, message, fix, line, column, end_line, end_column, launch_line, path = held

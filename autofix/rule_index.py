@@ -15,6 +15,7 @@ found when first asked. Either way the answers are the same (tests/test_rule_ind
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -52,9 +53,10 @@ class RuleFacts:
         return cls(owners, found, trips)
 
 
+@functools.cache
 def owner(rule) -> str:  # noqa: ANN001 - rules.CatalogueRule
-    code = rule.when.__code__
-    return f"{rule.module}:{code.co_filename}:{code.co_firstlineno}"
+    when = rule.when
+    return f"{getattr(when, '__module__', rule.module)}.{when.__qualname__}:{when.__code__.co_firstlineno}"
 
 
 def build_facts(rules: Iterable, releases: Sequence[str]) -> RuleFacts:  # rules: CatalogueRule
