@@ -209,3 +209,25 @@ def test_concurrent_runs_share_one_cache(cache_on, tree: Path, tmp_path: Path) -
     again = subprocess.run(command, cwd=tree, env=env, capture_output=True, check=False, timeout=300)
     assert again.stdout == outputs[0][0]
     assert {p: p.stat().st_mtime_ns for p in entries(cache)} == written  # every file a hit: nothing written
+
+
+def test_where_the_cache_folder_is(cache_on, tree: Path, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """--cache-dir, else AUTOFIX_CACHE_DIR, else the configuration's cache-dir, else the project root's."""
+    (tree / "pyproject.toml").write_text('[tool.autofix]\ncache-dir = "../elsewhere"\n')
+    (tree / "deploy" / "sub").mkdir()
+    monkeypatch.chdir(tree / "deploy" / "sub")  # the configuration that applies here is the project's
+    run(str(tree / "bad.sh"))
+    assert entries(tmp_path / "elsewhere") and not (tree / "deploy" / "sub" / ".autofix_cache").exists()
+    monkeypatch.setenv("AUTOFIX_CACHE_DIR", str(tmp_path / "from-env"))
+    run(str(tree / "bad.sh"))
+    assert entries(tmp_path / "from-env")
+    run("--cache-dir", str(tmp_path / "given"), str(tree / "bad.sh"))
+    assert entries(tmp_path / "given")
+    monkeypatch.delenv("AUTOFIX_CACHE_DIR")
+    (tree / "pyproject.toml").write_text("[tool.autofix]\nselect = [\"SGL\"]\n")
+    run(str(tree / "bad.sh"))
+    assert entries(tree / ".autofix_cache")  # beside the project's pyproject.toml, not in the working directory
+    (tree / "pyproject.toml").write_text("[tool.autofix]\ncache-dir = 3\n")
+    result = CliRunner().invoke(main, [str(tree / "bad.sh")])
+    assert result.exit_code == 2 and "`cache-dir` must be a folder's path" in result.output
