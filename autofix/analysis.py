@@ -71,16 +71,34 @@ class Analyser:
         """check(), through the result cache when the run has one (autofix.resultcache)."""
         if self.cache is None:
             return check(self.mode, name, prepared)
-        from autofix.resultcache import Lookups, settled
+        from autofix.resultcache import Lookups
 
-        key = self.cache.key(prepared.data, name, path, prepared.spec.name, prepared.settings, prepared.where)
-        kept = self.cache.get(key, prepared.source, prepared.settings)
-        if kept is not None and (self.mode == "check" or settled(kept, prepared.settings.unsafe)):
+        key, kept = self._kept(path, name, prepared)
+        if kept is not None:
             return kept
         lookups = Lookups.around(prepared.settings)
         outcome = check(self.mode, name, Prepared(prepared.source, prepared.spec, lookups.settings))
         self.cache.put(key, outcome, lookups)
         return outcome
+
+    def kept(self, path: Path, name: str) -> Outcome | None:
+        """What the result cache holds for path that this run may use (as `file(..., alone=True)`
+        would give it), or an outcome that needs no check; None: the file must be checked."""
+        prepared = self.prepare(path, name, alone=True)
+        if isinstance(prepared, Outcome) or self.cache is None:
+            return prepared if isinstance(prepared, Outcome) else None
+        return self._kept(path, name, prepared)[1]
+
+    def _kept(self, path: Path, name: str, prepared: Prepared) -> tuple[str, Outcome | None]:
+        """The file's key in the result cache, and the outcome it holds when the run may use it:
+        --diff and --fix only one without a finding whose fix they would apply."""
+        from autofix.resultcache import settled
+
+        key = self.cache.key(prepared.data, name, path, prepared.spec.name, prepared.settings, prepared.where)
+        kept = self.cache.get(key, prepared.source, prepared.settings)
+        if kept is not None and (self.mode == "check" or settled(kept, prepared.settings.unsafe)):
+            return key, kept
+        return key, None
 
     def prepare(self, path: Path, name: str, only_config: str | None = None,
                 alone: bool = False) -> Prepared | Outcome:

@@ -131,7 +131,18 @@ def check_files(run: Run, targets: list[Path]) -> None:
     # come back in the run's order, and this process prints them and writes.
     alone = [paths[n] for n, state in enumerate(states)
              if state == _PARSE and n not in readers and run.mode != "add-ignore"]
-    outcomes = ordered_map(lambda name: checker.analyser.file(Path(name), name, alone=True), alone, run.jobs)
+    # With a result cache, the files it holds are answered here: a lookup costs less than a worker's round
+    # trip, and only the others go to workers. What a hit says is not kept (memory stays flat as trees
+    # grow): a clean one is a byte, another is looked up again in its turn.
+    hits = bytearray(len(alone))
+    if checker.analyser.cache is not None:
+        for i, name in enumerate(alone):
+            kept = checker.analyser.kept(Path(name), name)
+            if kept is not None:
+                hits[i] = _HIT_CLEAN if kept is NOTHING else _HIT
+    misses = [name for i, name in enumerate(alone) if not hits[i]]
+    outcomes = ordered_map(lambda name: checker.analyser.file(Path(name), name, alone=True), misses, run.jobs)
+    turn = 0  # the position in alone of the next file left to parse
     from autofix.output.terminal import Progress
 
     run.progress = Progress(len(paths))
@@ -153,7 +164,12 @@ def check_files(run: Run, targets: list[Path]) -> None:
         elif run.mode == "add-ignore":
             checker.check(Path(name), name)
         else:
-            outcome = next(outcomes)
+            hit, turn = hits[turn], turn + 1
+            if hit == _HIT_CLEAN:
+                continue
+            outcome = next(outcomes) if not hit else checker.analyser.kept(Path(name), name)
+            if outcome is None:  # no longer held (changed since it was looked up): checked here
+                outcome = checker.analyser.file(Path(name), name, alone=True)
             if outcome.in_turn:
                 checker.check(Path(name), name)
             else:
@@ -162,6 +178,8 @@ def check_files(run: Run, targets: list[Path]) -> None:
 
 # What the walk of a run keeps of each file.
 _UNKNOWN, _SKIPPED, _NOTHING, _SAID, _PARSE = range(5)
+# What the result cache held for a file left to parse: nothing (0), a clean outcome, another one.
+_HIT_CLEAN, _HIT = 1, 2
 
 
 class _Checker:

@@ -231,3 +231,26 @@ def test_where_the_cache_folder_is(cache_on, tree: Path, tmp_path: Path,
     (tree / "pyproject.toml").write_text("[tool.autofix]\ncache-dir = 3\n")
     result = CliRunner().invoke(main, [str(tree / "bad.sh")])
     assert result.exit_code == 2 and "`cache-dir` must be a folder's path" in result.output
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes are forked")
+def test_workers_fill_the_cache_and_a_run_of_hits_keeps_the_order(cache_on, tree: Path,
+                                                                  tmp_path: Path) -> None:  # noqa: ANN001
+    """Files the cache holds are answered by the run itself, the others by workers: the output is the
+    same, in the walk's order, however they mix."""
+    cache = str(tmp_path / "cache")
+    for i in range(40):
+        (tree / f"launch-{i:02}.sh").write_text(CLEAN if i % 3 else BAD)
+    expected = CliRunner().invoke(main, ["--no-cache", "--jobs", "1", "--format", "json", "."]).stdout
+    assert len(json.loads(expected)) == 16
+
+    def two_workers() -> str:
+        return CliRunner().invoke(main, ["--cache-dir", cache, "--jobs", "2", "--format", "json", "."]).stdout
+
+    assert two_workers() == expected  # every file in a worker, which writes its entry
+    assert len(entries(Path(cache))) == 43
+    assert two_workers() == expected  # every file a hit
+    for i in range(0, 40, 4):
+        (tree / f"launch-{i:02}.sh").write_text(BAD if i % 3 else CLEAN)  # some misses among the hits
+    expected = CliRunner().invoke(main, ["--no-cache", "--jobs", "1", "--format", "json", "."]).stdout
+    assert two_workers() == expected
