@@ -127,6 +127,7 @@ class Store:
         try:
             with os.fdopen(fd, "wb") as file:
                 file.write(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+            os.chmod(temp, 0o666 & ~_umask())  # as an ordinary file (mkstemp's is the owner's only)
             os.replace(temp, path)
         except (OSError, TypeError, ValueError):
             try:
@@ -145,6 +146,17 @@ class Store:
             _mark(self.root)
         folder.mkdir(parents=True, exist_ok=True)
         self._made.add(key)
+
+
+_UMASK: int | None = None
+
+
+def _umask() -> int:
+    global _UMASK
+    if _UMASK is None:
+        _UMASK = os.umask(0o022)
+        os.umask(_UMASK)
+    return _UMASK
 
 
 def _mark(root: Path) -> None:
