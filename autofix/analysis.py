@@ -24,6 +24,7 @@ class Outcome:
     notes: tuple[tuple[str, bool], ...] = ()  # "path: what happened" for stderr, and whether it is an error
     result: Result | None = None  # None: nothing found and nothing to change
     in_turn: bool = False  # the run checks this file itself, in its turn: it reads a `--config` file
+    internal: bool = False  # an internal error: never kept in the result cache
 
 
 NOTHING = Outcome()
@@ -36,13 +37,16 @@ class Prepared:
     source: Source
     spec: FormatSpec
     settings: Settings
+    data: bytes = b""  # the bytes read (the result cache's key)
+    where: str = ""  # what the run's lookups depend on besides the settings (the result cache's key)
 
 
 class Analyser:
     """Reads and checks the files of one run, each with its own configuration."""
 
-    def __init__(self, mode: str, resolver: Resolver, roots: list[Path]):
+    def __init__(self, mode: str, resolver: Resolver, roots: list[Path], cache=None):  # noqa: ANN001
         self.mode = mode
+        self.cache = cache  # autofix.resultcache.ResultCache; None: every file is checked
         self.resolver = resolver
         self.roots = list(dict.fromkeys(roots))  # a run naming many files in one folder names it once
         self.releases: dict[str, str | None] = {}  # a folder's neighbour release, looked up once
@@ -61,7 +65,40 @@ class Analyser:
         """The outcome of checking path. alone: in a worker, where a file that may read a
         `--config` file (another file a fix may write) is left to the run, in its turn."""
         prepared = self.prepare(path, name, only_config, alone)
-        return prepared if isinstance(prepared, Outcome) else check(self.mode, name, prepared)
+        return prepared if isinstance(prepared, Outcome) else self.check(path, name, prepared)
+
+    def check(self, path: Path, name: str, prepared: Prepared) -> Outcome:
+        """check(), through the result cache when the run has one (autofix.resultcache)."""
+        if self.cache is None:
+            return check(self.mode, name, prepared)
+        from autofix.resultcache import Lookups
+
+        key, kept = self._kept(path, name, prepared)
+        if kept is not None:
+            return kept
+        lookups = Lookups.around(prepared.settings)
+        outcome = check(self.mode, name, Prepared(prepared.source, prepared.spec, lookups.settings))
+        self.cache.put(key, outcome, lookups)
+        return outcome
+
+    def kept(self, path: Path, name: str) -> Outcome | None:
+        """What the result cache holds for path that this run may use (as `file(..., alone=True)`
+        would give it), or an outcome that needs no check; None: the file must be checked."""
+        prepared = self.prepare(path, name, alone=True)
+        if isinstance(prepared, Outcome) or self.cache is None:
+            return prepared if isinstance(prepared, Outcome) else None
+        return self._kept(path, name, prepared)[1]
+
+    def _kept(self, path: Path, name: str, prepared: Prepared) -> tuple[str, Outcome | None]:
+        """The file's key in the result cache, and the outcome it holds when the run may use it:
+        --diff and --fix only one without a finding whose fix they would apply."""
+        from autofix.resultcache import settled
+
+        key = self.cache.key(prepared.data, name, path, prepared.spec.name, prepared.settings, prepared.where)
+        kept = self.cache.get(key, prepared.source, prepared.settings)
+        if kept is not None and (self.mode == "check" or settled(kept, prepared.settings.unsafe)):
+            return key, kept
+        return key, None
 
     def prepare(self, path: Path, name: str, only_config: str | None = None,
                 alone: bool = False) -> Prepared | Outcome:
@@ -76,13 +113,20 @@ class Analyser:
         if str(folder) not in self.releases:
             self.releases[str(folder)] = neighbour_release(folder)
         effective = self.resolver.effective(path)  # the nearest configuration's, or --config's
+        lookup = ModelLookup(folder, self.roots, self.models, effective.fetch_model_config)
+        reader = ConfigReader(folder, self.roots)
         settings = Settings(
             effective.fixers_for(path), effective.release, self.releases[str(folder)], effective.unsafe,
-            ModelLookup(folder, self.roots, self.models, effective.fetch_model_config),
-            ConfigReader(folder, self.roots), only_config, gpu=effective.gpu_for(path),
+            lookup, reader, only_config, gpu=effective.gpu_for(path),
             unused_suppressions=effective.reports_unused_for(path),
         )
-        return decode(name, data, spec, settings)
+        prepared = decode(name, data, spec, settings)
+        if self.cache is None or isinstance(prepared, Outcome):
+            return prepared
+        # Where the lookups look, besides the settings: the result cache's key.
+        where = repr((str(folder), [str(r) for r in lookup.roots], [str(r) for r in reader.roots], lookup.fetch,
+                      str(self.models.cache), self.models.endpoint, self.models.offline))
+        return Prepared(prepared.source, prepared.spec, prepared.settings, data, where)
 
 
 def _read(path: Path) -> tuple[Outcome | None, bytes, FormatSpec | None]:
@@ -117,9 +161,9 @@ def check(mode: str, name: str, prepared: Prepared) -> Outcome:
     except SyntaxError as exc:
         return Outcome(((f"{name}: cannot parse: {exc.msg}", True),))
     except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
-        return Outcome(((f"{name}: internal error: {type(exc).__name__}: {exc}", True),))
+        return Outcome(((f"{name}: internal error: {type(exc).__name__}: {exc}", True),), internal=True)
     if result.error is not None:
-        return Outcome(((f"{name}: internal error: {result.error}; file left unchanged", True),))
+        return Outcome(((f"{name}: internal error: {result.error}; file left unchanged", True),), internal=True)
     notes: tuple[tuple[str, bool], ...] = ()
     if result.newer is not None:
         pinned, used = result.newer

@@ -62,6 +62,10 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--gpu", metavar="NAME", help="The GPU the launches run on (h100, b200, mi300x, ...); enables GPU rules.")
 @click.option("--from-log", metavar="FILE", help="Name the fixers for the errors in an SGLang log ('-': stdin); "
               "with PATHS, check them with those fixers only.")
+@click.option("--no-cache", is_flag=True, help="Read and write no cache (also AUTOFIX_NO_CACHE=1).")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
+              help="The cache folder (also AUTOFIX_CACHE_DIR, or `cache-dir` in the configuration; default: "
+              ".autofix_cache in the project root).")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default="0: one per core",
               help="Worker processes for a run of many files; the output is the same for any number.")
 @click.version_option(package_name="autofix")
@@ -88,6 +92,8 @@ def main(
     fetch_model_config: bool,
     gpu: str | None,
     from_log: str | None,
+    no_cache: bool,
+    cache_dir: Path | None,
     jobs: int,
 ) -> None:
     """Find SGLang launches that SGLang would refuse to start, and fix them minimally."""
@@ -152,6 +158,7 @@ def main(
 
         jobs = available_cores()
     run.jobs = jobs
+    run.cache = _cache(no_cache, cache_dir, config)
     resolver.restrict(None if from_log is None else {fx.code for fx in fixers})
     gpu_name = gpu or config.gpu
     if gpu_name is not None:
@@ -180,6 +187,19 @@ def main(
         except ConfigError as exc:
             run.error(str(exc))
     sys.exit(finish(run))
+
+
+def _cache(off: bool, given: Path | None, config):  # noqa: ANN001, ANN202 - Config -> cache.Store | None
+    """The run's cache folder (autofix.cache), or None; the rule index keeps its facts there too."""
+    from autofix import cache, rule_index
+
+    store = None
+    if not off and not cache.disabled_by_env():
+        # The project root: the folder of the configuration that applies here (--config's: the working
+        # directory), else the working directory.
+        store = cache.Store(cache.locate(given, config.cache_folder(), config.root))
+    rule_index.use_cache(store)
+    return store
 
 
 def _exit_on_sigterm() -> None:

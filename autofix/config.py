@@ -27,7 +27,7 @@ __all__ = [
 
 KEYS = frozenset({
     "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "sglang-version",
-    "unsafe-fixes", "gpu", "fetch-model-config", "per-file-gpu",
+    "unsafe-fixes", "gpu", "fetch-model-config", "per-file-gpu", "cache-dir",
 })
 # In one folder, the first of these that holds autofix settings is its configuration.
 CONFIG_NAMES = (".autofix.toml", "pyproject.toml")
@@ -35,7 +35,7 @@ _CONFIG_SET = frozenset(CONFIG_NAMES)
 # Folders a walk skips unless the configuration's `exclude` replaces this list.
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
-    ".pytest_cache", ".ruff_cache", ".venv", "venv", ".eggs", ".sglang-env",
+    ".pytest_cache", ".ruff_cache", ".venv", "venv", ".eggs", ".sglang-env", ".autofix_cache",
 )
 
 
@@ -58,6 +58,7 @@ class Config:
     fetch_model_config: bool = False  # ask the Hub for a model's config.json the local cache lacks
     # pattern -> a GPU name: the GPU of the files it matches (the last matching pattern wins).
     per_file_gpu: dict[str, str] = field(default_factory=dict)
+    cache_dir: str | None = None  # the cache folder (autofix.cache), as written: relative to root
     base: Path | None = None  # the folder its patterns are relative to; None: the file's folder
 
     @property
@@ -123,7 +124,14 @@ class Config:
             "gpu": self.gpu,
             "fetch-model-config": self.fetch_model_config,
             "per-file-gpu": dict(self.per_file_gpu),
+            "cache-dir": self.cache_dir,
         }
+
+    def cache_folder(self) -> Path | None:
+        """`cache-dir`, made absolute from the folder its patterns are relative to; None: not set."""
+        if self.cache_dir is None:
+            return None
+        return self.root / os.path.expanduser(self.cache_dir)
 
 
 _SPECS: dict[tuple[str, ...], object] = {}
@@ -221,6 +229,9 @@ def load_config(path: Path | None) -> Config:
     for key, value in flags.items():
         if not isinstance(value, bool):
             raise ConfigError(f"{path}: `{key}` must be true or false")
+    cache_dir = table.get("cache-dir")
+    if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir):
+        raise ConfigError(f"{path}: `cache-dir` must be a folder's path")
     per_file_gpu = table.get("per-file-gpu", {})
     if not isinstance(per_file_gpu, dict) or not all(isinstance(v, str) for v in per_file_gpu.values()):
         raise ConfigError(f"{path}: `per-file-gpu` must be a table of GPU names")
@@ -237,6 +248,7 @@ def load_config(path: Path | None) -> Config:
         gpu=gpu,
         fetch_model_config=flags["fetch-model-config"],
         per_file_gpu=per_file_gpu,
+        cache_dir=cache_dir,
     )
 
 

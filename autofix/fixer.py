@@ -99,6 +99,9 @@ def _by_code(code: str) -> Fixer:
 
 
 _REGISTRY: dict[str, Fixer] = {}
+_NAMES: set[str] = set()  # the registered fixers' names: a check per registration, not a scan
+# The registry sorted by code, and how many fixers it held then; None until every module is imported.
+_SORTED: tuple[int, list[Fixer]] | None = None
 
 
 def fixer(
@@ -147,13 +150,32 @@ def register(fx: Fixer) -> None:
     """Add a fixer to the registry; its code and name are its own."""
     if fx.code in _REGISTRY:
         raise ValueError(f"fixer code {fx.code} registered twice")
-    if any(other.name == fx.name for other in _REGISTRY.values()):
+    if fx.name in _NAMES:
         raise ValueError(f"fixer name {fx.name} registered twice")
     _REGISTRY[fx.code] = fx
+    _NAMES.add(fx.name)
 
 
 def all_fixers() -> list[Fixer]:
-    """Every fixer in autofix.fixers, by code."""
+    """Every fixer in autofix.fixers, by code.
+
+    The package's modules are looked for once a process; a run asks a dozen times, and the
+    listing of hundreds of rule modules each time would cost more than the check of a file.
+    """
+    global _SORTED
+    if _SORTED is None or _SORTED[0] != len(_REGISTRY):
+        _import_all()
+        _SORTED = (len(_REGISTRY), sorted(_REGISTRY.values(), key=lambda f: f.code))
+    return list(_SORTED[1])
+
+
+_IMPORTED = False
+
+
+def _import_all() -> None:
+    global _IMPORTED
+    if _IMPORTED:
+        return
     import autofix.fixers as package
 
     for module in pkgutil.iter_modules(package.__path__):
@@ -163,7 +185,7 @@ def all_fixers() -> list[Fixer]:
         for inner in pkgutil.iter_modules(getattr(found, "__path__", ()) if module.ispkg else ()):
             if not inner.name.startswith("_"):  # fixers/catalogue/: modules of catalogue rules
                 importlib.import_module(f"{found.__name__}.{inner.name}")
-    return sorted(_REGISTRY.values(), key=lambda f: f.code)
+    _IMPORTED = True
 
 
 def lookup(word: str) -> Fixer | None:

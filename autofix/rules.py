@@ -196,8 +196,10 @@ class CatalogueRule:
 
     @functools.cached_property
     def reads(self) -> frozenset[str]:
-        """The dests the condition reads: read from its code the first time a launch needs them."""
-        return reads_of(self.when)
+        """The dests the condition reads: from the rule index's facts (autofix.rule_index)."""
+        from autofix.rule_index import reads
+
+        return reads(self)
 
     def check(self, launch: Launch) -> Iterator[Finding]:
         written = launch.written_dests()
@@ -213,7 +215,9 @@ class CatalogueRule:
 
     def _fires_on_defaults(self, launch: Launch) -> bool:
         """Whether the condition can hold with none of its flags written: known per table."""
-        return _defaults_fire(self, launch.table.release)
+        from autofix.rule_index import trips
+
+        return trips(self, launch.table.release)
 
     def _anchor(self, launch: Launch) -> Flag | None:
         for dest in (*self.at, *sorted(self.reads)):

@@ -52,6 +52,7 @@ class Run:
     progress: object = None  # output.terminal.Progress during a walk
     gpu: Gpu | None = None  # --gpu, or `gpu` in [tool.autofix]
     jobs: int = 1  # worker processes for a large run (--jobs)
+    cache: object = None  # autofix.cache.Store: the cache folder; None: --no-cache
 
     def first_time(self, r) -> bool:  # noqa: ANN001
         if r.path is None:
@@ -88,7 +89,12 @@ def check_files(run: Run, targets: list[Path]) -> None:
     # checked, and for files named one by one (as pre-commit names them), in the working directory.
     folders = [t for t in existing if t.is_dir()]
     index = ConfigIndex([*roots, Path.cwd()], search=[Path.cwd()] if len(folders) < len(existing) else [])
-    checker = _Checker(run, Analyser(run.mode, run.resolver, roots))  # type: ignore[arg-type]
+    results = None
+    if run.cache is not None and run.mode != "add-ignore":
+        from autofix.resultcache import ResultCache
+
+        results = ResultCache(run.cache)  # type: ignore[arg-type]
+    checker = _Checker(run, Analyser(run.mode, run.resolver, roots, results))  # type: ignore[arg-type]
     # The walk, with the prefilter: a file that cannot hold a launch is done with one read and
     # one search. What the run keeps of each file is its path and one byte (memory stays flat as
     # trees grow); the few files with more to say have it in the dicts.
@@ -125,7 +131,18 @@ def check_files(run: Run, targets: list[Path]) -> None:
     # come back in the run's order, and this process prints them and writes.
     alone = [paths[n] for n, state in enumerate(states)
              if state == _PARSE and n not in readers and run.mode != "add-ignore"]
-    outcomes = ordered_map(lambda name: checker.analyser.file(Path(name), name, alone=True), alone, run.jobs)
+    # With a result cache, the files it holds are answered here: a lookup costs less than a worker's round
+    # trip, and only the others go to workers. What a hit says is not kept (memory stays flat as trees
+    # grow): a clean one is a byte, another is looked up again in its turn.
+    hits = bytearray(len(alone))
+    if checker.analyser.cache is not None:
+        for i, name in enumerate(alone):
+            kept = checker.analyser.kept(Path(name), name)
+            if kept is not None:
+                hits[i] = _HIT_CLEAN if kept is NOTHING else _HIT
+    misses = [name for i, name in enumerate(alone) if not hits[i]]
+    outcomes = ordered_map(lambda name: checker.analyser.file(Path(name), name, alone=True), misses, run.jobs)
+    turn = 0  # the position in alone of the next file left to parse
     from autofix.output.terminal import Progress
 
     run.progress = Progress(len(paths))
@@ -147,7 +164,12 @@ def check_files(run: Run, targets: list[Path]) -> None:
         elif run.mode == "add-ignore":
             checker.check(Path(name), name)
         else:
-            outcome = next(outcomes)
+            hit, turn = hits[turn], turn + 1
+            if hit == _HIT_CLEAN:
+                continue
+            outcome = next(outcomes) if not hit else checker.analyser.kept(Path(name), name)
+            if outcome is None:  # no longer held (changed since it was looked up): checked here
+                outcome = checker.analyser.file(Path(name), name, alone=True)
             if outcome.in_turn:
                 checker.check(Path(name), name)
             else:
@@ -156,6 +178,8 @@ def check_files(run: Run, targets: list[Path]) -> None:
 
 # What the walk of a run keeps of each file.
 _UNKNOWN, _SKIPPED, _NOTHING, _SAID, _PARSE = range(5)
+# What the result cache held for a file left to parse: nothing (0), a clean outcome, another one.
+_HIT_CLEAN, _HIT = 1, 2
 
 
 class _Checker:
@@ -166,7 +190,7 @@ class _Checker:
         self.analyser = analyser
 
     def check(self, path: Path, name: str, only_config: str | None = None) -> None:
-        from autofix.analysis import Outcome, check
+        from autofix.analysis import Outcome
 
         prepared = self.analyser.prepare(path, name, only_config)
         if isinstance(prepared, Outcome):
@@ -174,7 +198,7 @@ class _Checker:
         elif self.run.mode == "add-ignore":
             self.write(path, _add_ignore(self.run, name, prepared.source, prepared.spec, prepared.settings))
         else:
-            self.finish(path, name, check(self.run.mode, name, prepared))
+            self.finish(path, name, self.analyser.check(path, name, prepared))
 
     def finish(self, path: Path, name: str, outcome) -> None:  # noqa: ANN001 - analysis.Outcome
         self.write(path, _report(self.run, name, outcome))

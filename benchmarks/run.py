@@ -25,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,35 +121,68 @@ def compile_autofix(autofix: str) -> str:
 # -- the benchmark -------------------------------------------------------------------
 
 
-def bench_single(autofix: str, work: Path, tree: str, planted: list[Planted], repeat: int) -> list[Case]:
+def drop_results(cache: Path) -> Callable[[], None]:
+    """Empty a cache folder of its files' results, keeping the rule index's facts (autofix/cache.py's
+    layout: <cache>/<build>/results/): a file checked as after an edit, by an autofix that has run before."""
+    def drop() -> None:
+        for results in cache.glob("*/results"):
+            shutil.rmtree(results, ignore_errors=True)
+    return drop
+
+
+def bench_single(autofix: str, work: Path, tree: str, planted: list[Planted], repeat: int,
+                 caches: bool) -> list[Case]:
+    """One file of each kind. With a cache (autofix --help offers --no-cache): the file is checked afresh
+    with the rule index's facts kept from an earlier run, as pre-commit checks a file just edited;
+    for the shell file also with no cache at all, and with its result kept."""
     cases = [
         time_case("python -c pass", 1, [sys.executable, "-c", "pass"], work, repeat, is_autofix=False),
         time_case("python -c 'import click'", 1, [sys.executable, "-c", "import click"], work, repeat,
                   is_autofix=False),
     ]
+    cache = work / "cache-single"
     for label, kinds in (("shell", ("sh", "shebang")), ("yaml", ("yaml",)), ("python", ("py",))):
         p = first_of(planted, kinds)
-        if p is not None:
-            path = f"{tree}/{p.path}"
-            cases.append(time_case(f"single {label} file ({p.category})", 1, [autofix, path], work, repeat))
+        if p is None:
+            continue
+        path = f"{tree}/{p.path}"
+        name = f"single {label} file ({p.category})"
+        if not caches:
+            cases.append(time_case(name, 1, [autofix, path], work, repeat))
+            continue
+        command = [autofix, "--cache-dir", str(cache), path]
+        subprocess.run(command, cwd=work, capture_output=True, check=False)  # the facts, kept
+        cases.append(time_case(name, 1, command, work, repeat, prepare=drop_results(cache)))
+        if label == "shell":
+            cases.append(time_case(f"{name}, no cache", 1, [autofix, "--no-cache", path], work, repeat))
+            cases.append(time_case(f"{name}, result cached", 1, command, work, repeat))
     return cases
 
 
 def bench_tree(autofix: str, work: Path, size: int, planted: list[Planted], repeat: int,
-               one_process: bool) -> tuple[list[Case], dict]:
-    """check, --diff and --fix of the tree (and check with --jobs 1 when asked), then what they found and fixed."""
+               one_process: bool, caches: bool) -> tuple[list[Case], dict]:
+    """check, --diff and --fix of the tree (and check with --jobs 1 when asked), then what they found and fixed.
+
+    With a cache (autofix --help offers --no-cache) these run with --no-cache, each file parsed as on a
+    first run; `check, cached` is the run after one over the unchanged tree."""
     tree, copy = f"tree-{size}", work / f"fix-{size}"
+    off = ["--no-cache"] if caches else []
 
     def fresh_copy() -> None:
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(work / tree, copy, symlinks=True)
 
-    check = time_case("check", size, [autofix, tree], work, repeat)
+    check = time_case("check", size, [autofix, *off, tree], work, repeat)
     cases = [check]
+    if caches:
+        cached = [autofix, "--cache-dir", str(work / f"cache-{size}"), tree]
+        subprocess.run(cached, cwd=work, capture_output=True, check=False)  # the run that fills it
+        cases.append(time_case("check, cached", size, cached, work, repeat))
     if one_process:
-        cases.append(time_case("check, 1 process", size, [autofix, "--jobs", "1", tree], work, repeat))
-    diff = time_case("--diff", size, [autofix, "--diff", tree], work, repeat)
-    fix = time_case("--fix (fresh copy)", size, [autofix, "--fix", copy.name], work, repeat, prepare=fresh_copy)
+        cases.append(time_case("check, 1 process", size, [autofix, *off, "--jobs", "1", tree], work, repeat))
+    diff = time_case("--diff", size, [autofix, *off, "--diff", tree], work, repeat)
+    fix = time_case("--fix (fresh copy)", size, [autofix, *off, "--fix", copy.name], work, repeat,
+                    prepare=fresh_copy)
     cases += [diff, fix]
 
     notes: dict = {"planted": describe_tree(work / tree, planted), "check_exit": sorted(check.exit_codes),
@@ -213,6 +247,9 @@ def targets(cases: list[Case], sizes: list[int], tools: dict) -> list[dict]:
                "semgrep not installed" if not tools["semgrep"] else "not measured"),
         target(f"autofix / ast-grep, check of {small:,} files", check, find(cases, "ast-grep", small), "<= 5",
                "ast-grep not installed" if not tools["ast-grep"] else "not measured"),
+        target(f"semgrep / autofix, cached check of {small:,} files", find(cases, "semgrep", small),
+               find(cases, "check, cached", small), ">= 50",
+               "semgrep not installed" if not tools["semgrep"] else "autofix has no cache"),
         target("single shell file / python -c 'import click'", find(cases, "single shell file"),
                find(cases, "python -c 'import click'"), "<= 3", "no shell file in the tree"),
     ]
@@ -326,7 +363,8 @@ def main() -> int:
     tools = {"semgrep": rivals.semgrep(), "ast-grep": rivals.ast_grep()}
     missing = [f"{name}: not installed (python benchmarks/run.py --install-tools)"
                for name, exe in tools.items() if not exe]
-    one_process = "--jobs" in run_text([autofix, "--help"])
+    usage = run_text([autofix, "--help"])
+    one_process, caches = "--jobs" in usage, "--no-cache" in usage
     env = environment(autofix, tools, args)
     env["bytecode"] = f"compiled first: {compile_autofix(autofix)}"
     work = Path(tempfile.mkdtemp(prefix="autofix-bench-"))
@@ -338,8 +376,9 @@ def main() -> int:
             repeat = args.large_repeat if size >= LARGE_SIZE else args.repeat
             planted = generate_tree(work / f"tree-{size}", size)
             if size == sizes[0]:
-                cases += bench_single(autofix, work, f"tree-{size}", planted, args.repeat)
-            found, checks[size] = bench_tree(autofix, work, size, planted, repeat, one_process and size == sizes[0])
+                cases += bench_single(autofix, work, f"tree-{size}", planted, args.repeat, caches)
+            found, checks[size] = bench_tree(autofix, work, size, planted, repeat, one_process and size == sizes[0],
+                                             caches)
             cases += found
             found, checks[size]["rivals"] = bench_rivals(work, size, planted, repeat, tools)
             cases += found

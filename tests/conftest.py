@@ -25,6 +25,10 @@ import oracle
 # No test reads the Hugging Face cache of the machine it runs on (autofix looks models up there):
 # the tests that want one make their own.
 os.environ["HF_HUB_CACHE"] = str(Path(__file__).resolve().parent / "data" / "no-hf-cache")
+# Nor does it keep a cache (autofix.cache): a run of the command line would leave `.autofix_cache` in the
+# working directory, the repository's own. The tests of the cache turn it on, in a folder of their own
+# (tests/test_cache.py); every other test checks afresh.
+os.environ["AUTOFIX_NO_CACHE"] = "1"
 
 # Some modules import it as `tests.oracle`, others as `oracle`: one module, so one set of servers.
 sys.modules.setdefault("tests.oracle", oracle)
