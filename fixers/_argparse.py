@@ -12,7 +12,6 @@ for: a flag or value is wrong there only when it is wrong in every one of them.
 
 from __future__ import annotations
 
-import sys
 
 import difflib
 import json
@@ -66,10 +65,7 @@ def release_name(launch: Launch) -> str:
 
 def in_config_file(flag: Flag) -> bool:
     """Whether the flag is a key of a `--config` YAML file."""
-    # Only the YAML format makes config mappings: when it was never imported, there are none
-    # (and a shell or Python check does not pay for importing it).
-    yamlargs = sys.modules.get("autofix.formats.yamlargs")
-    return yamlargs is not None and isinstance(flag.name.container, yamlargs.ConfigMapping)
+    return bool(getattr(flag.name.container, "config_file", False))
 
 
 def underscore_config(launch: Launch, flag: Flag) -> bool:

@@ -2,7 +2,7 @@
 
 autofix composes YAML with libyaml (ruamel.yaml.clib) where libyaml reads a
 text as ruamel's pure-Python composer does, several times faster, and with the
-pure composer everywhere else (`autofix.formats.yaml.compose`); the module's
+pure composer everywhere else (`autofix.formats.yaml.document.compose`); the module's
 `LIBYAML` is the switch, False: the pure composer alone. Every YAML input the
 tests know is composed both ways: the fixtures, the texts of the YAML format's
 and the adversarial tests and the adversarial tree's YAML files, the shared
@@ -31,12 +31,13 @@ from ruamel.yaml import YAML
 from autofix.fixer import select
 from autofix.formats import FORMATS
 from autofix.formats import yaml as yaml_format
-from autofix.formats.yamltext import mask_templates
+from autofix.formats.yaml import document as yaml_document
+from autofix.formats.yaml.text import mask_templates
 from autofix.knowledge.options import table
 from autofix.pipeline import Settings, fix_text
 from autofix.source import DecodeError, Source
 
-pytestmark = pytest.mark.skipif(not yaml_format.LIBYAML, reason="ruamel.yaml.clib (libyaml) is not installed")
+pytestmark = pytest.mark.skipif(not yaml_document.LIBYAML, reason="ruamel.yaml.clib (libyaml) is not installed")
 
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS.parent / "fixtures"
@@ -181,7 +182,7 @@ def _nodes(roots: list, text: str) -> list[tuple]:
 
 def _assert_same_nodes(text: str) -> bool:
     """libyaml's nodes are the pure composer's; whether libyaml composed the text."""
-    fast = yaml_format.libyaml_roots(text)
+    fast = yaml_document.libyaml_roots(text)
     if fast is None:
         return False
     pure = _pure(text)
@@ -219,7 +220,7 @@ def _outcome(text: str) -> tuple:
 def _assert_same_outcome(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same outcome with libyaml as with the pure composer alone."""
     fast = _outcome(text)
-    monkeypatch.setattr(yaml_format, "LIBYAML", False)
+    monkeypatch.setattr(yaml_document, "LIBYAML", False)
     assert fast == _outcome(text)
 
 
@@ -309,7 +310,7 @@ def test_corner_case_composes_alike(text: str, libyaml: bool, monkeypatch: pytes
 
 def test_an_empty_value_is_placed_at_the_next_token_as_the_pure_composer_does() -> None:
     text = "a:\nb: # note\n\n  # more\nc: 1\n"
-    [root] = yaml_format.libyaml_roots(text)
+    [root] = yaml_document.libyaml_roots(text)
     (_, a), (_, b), _ = root.value
     assert (a.start_mark.index, a.start_mark.line, a.start_mark.column) == (3, 1, 0)
     assert (b.start_mark.index, b.start_mark.line, b.start_mark.column) == (text.index("c:"), 4, 0)
@@ -317,7 +318,7 @@ def test_an_empty_value_is_placed_at_the_next_token_as_the_pure_composer_does() 
 
 
 def test_an_alias_bomb_is_composed_once_by_libyaml() -> None:
-    [root] = yaml_format.libyaml_roots(BOMB)
+    [root] = yaml_document.libyaml_roots(BOMB)
     seen: set[int] = set()
     stack = [root]
     while stack:
@@ -334,7 +335,7 @@ def test_an_alias_bomb_is_composed_once_by_libyaml() -> None:
 
 def test_nesting_too_deep_for_the_pure_composer_is_its_error() -> None:
     nested = "".join(" " * i + f"k{i}:\n" for i in range(500)) + " " * 500 + "x: 1\n"
-    assert yaml_format.libyaml_roots(nested) is None
+    assert yaml_document.libyaml_roots(nested) is None
     with pytest.raises(SyntaxError, match="nested too deeply"):
         yaml_format.find_launches(Source(nested), table())
 
@@ -342,7 +343,7 @@ def test_nesting_too_deep_for_the_pure_composer_is_its_error() -> None:
 def test_nesting_deeper_than_any_stack_is_not_given_to_libyaml() -> None:
     """libyaml's composer would overflow the C stack here and kill the process, not raise."""
     code = (
-        "from autofix.formats import yaml as y\n"
+        "from autofix.formats.yaml import document as y\n"
         "text = 'a: ' + '[' * 100000 + ']' * 100000 + '\\n'\n"
         "assert y.libyaml_roots(text) is None\n"
     )

@@ -17,7 +17,8 @@ from autofix.fixer import select
 from autofix.formats import FORMATS
 from autofix.formats import shell as shell_format
 from autofix.formats import yaml as yaml_format
-from autofix.formats.yamltext import mask_templates, plain_token, read_scalar
+from autofix.formats.yaml import document as yaml_document
+from autofix.formats.yaml.text import mask_templates, plain_token, read_scalar
 from autofix.knowledge.options import table
 from autofix.pipeline import Linked, Settings, fix_text, release_in_text
 from autofix.source import Source
@@ -72,7 +73,7 @@ def test_scalars_read_as_yaml_reads_them(text: str) -> None:
         if isinstance(node.value, list):
             stack.extend(x for pair in node.value for x in (pair if isinstance(pair, tuple) else (pair,)))
             continue
-        doc = yaml_format.Document(Source(text))
+        doc = yaml_document.Document(Source(text))
         written = read_scalar(text, doc.start(node), node.end_mark.index, node.style or "")
         assert written is not None and written.value == node.value
         for ch, start, end in zip(written.value, written.starts, written.ends):

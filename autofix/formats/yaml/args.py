@@ -5,7 +5,7 @@ way SGLang's ConfigArgumentMerger turns it into argv tokens, and a YAML list
 of argv items (`command:`/`args:` of a Kubernetes container, a compose
 service's `entrypoint:`/`command:`). Both spell edits in the file's own style:
 its indentation, its quotes, flow or block, one item per token or `--flag=value`.
-They read ruamel's composed nodes through the document (`autofix.formats.yaml`),
+They read ruamel's composed nodes through the document (`autofix.formats.yaml.document`),
 which alone imports ruamel.
 """
 
@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from autofix.edits import Edit
-from autofix.formats.yamltext import HOLE, is_plain_string, plain_syntax, plain_token, writes_lines
+from autofix.formats.yaml.text import HOLE, is_plain_string, plain_syntax, plain_token, writes_lines
 from autofix.knowledge.options import Option, OptionTable
 from autofix.model import Arg, NewFlag
 from autofix.source import Span
 
 if TYPE_CHECKING:
-    from autofix.formats.yaml import Document
+    from autofix.formats.yaml.document import Document
 
 __all__ = ["ArgList", "ConfigMapping", "exact_option", "key_name", "kind"]
 
@@ -63,6 +63,8 @@ class _Entry:
 
 class ConfigMapping:
     """A config file's mapping: its tokens, and how an edit is spelled there."""
+
+    config_file = True  # what fixers/_argparse.in_config_file asks of a flag's container
 
     def __init__(self, doc: Document, root, table: OptionTable):  # noqa: ANN001
         self.doc = doc
