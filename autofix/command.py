@@ -92,6 +92,30 @@ def recognise(texts: Texts) -> Found | None:
     return _command(texts, 0, ())
 
 
+def program_at(texts: Texts) -> int | None:
+    """Where the program word is when it is unknown (`$CMD`, `exec $CMD`, `nohup sudo -E $CMD`): past
+    assignments and wrappers with their own options; None when the program is a known word or a
+    wrapper's words cannot be told apart."""
+    i = 0
+    while True:
+        while i < len(texts) and texts[i] is not None and _ASSIGNMENT.match(texts[i]):  # type: ignore[arg-type]
+            i += 1
+        if i >= len(texts):
+            return None
+        if texts[i] is None:
+            return i
+        wrapper = _WRAPPERS.get(_base(texts[i]))  # type: ignore[arg-type]
+        hop = wrapper(texts, i + 1) if wrapper is not None else None
+        if hop is not None and hop.scan:  # an unknown word after options only (`sudo -E $CMD`): the program
+            unknown = next((k for k in range(i + 1, len(texts)) if texts[k] is None), None)
+            if unknown is not None and all(t.startswith("-") for t in texts[i + 1 : unknown]):  # type: ignore[union-attr]
+                return unknown
+            return None
+        if hop is None or hop.program is not None or hop.label == "ssh":
+            return None
+        i = hop.index
+
+
 def reads_stdin_script(texts: Texts) -> tuple[str, ...] | None:
     """The wrappers of a command that runs the script on its standard input (`bash`, `bash -s`,
     `ssh HOST`, `docker exec -i BOX sh`), else None."""

@@ -20,6 +20,7 @@ import tokenize
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from autofix.formats import BLOCK_TAGS
 from autofix.source import Source, Span
 
 __all__ = ["Mention", "unread_mentions"]
@@ -252,8 +253,7 @@ def _heredocs(text: str) -> Iterator[_Region]:
 
 
 # The block tags formats/markdown.py reads (an untagged block is read when it names a launch).
-_READ_TAGS = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession",
-                        "yaml", "yml", "python", "py", "python3"})
+_READ_TAGS = frozenset({""}).union(*BLOCK_TAGS.values())
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*([^\s`{]*)")
 _IGNORE_BLOCK = re.compile(r"<!--\s*autofix:\s*ignore\s*-->")
 

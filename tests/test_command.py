@@ -397,6 +397,32 @@ def test_a_reassignment_ends_what_additions_are_read() -> None:
     assert first.written_dests() is None and second.written_dests() is None  # either may be the one run
 
 
+@pytest.mark.parametrize("run", ["exec $CMD", "nohup $CMD > server.log 2>&1 &", "sudo -E $CMD", 'exec "$CMD"'])
+def test_a_kept_command_run_behind_wrappers(run: str) -> None:
+    text = f'CMD="python -m sglang.launch_server --model-path m {NEAR}"\nif [ -n "$K" ]; then CMD="$CMD --api-key $K"; fi\n{run}\n'
+    assert check("shell", text) == (["invalid-choice"], text.replace("FA3", "fa3"))
+
+
+@pytest.mark.parametrize("declare", ["", "local ", "local -a ", "declare -a "])
+def test_an_array_assigned_in_a_function_and_run_there(declare: str) -> None:
+    text = f'run() {{\n    {declare}cmd=(\n        python -m sglang.launch_server --model-path "$M"\n        {NEAR}\n    )\n    "${{cmd[@]}}"\n}}\nrun\n'
+    (launch,) = load(FORMATS["shell"]).find_launches(Source(text), table(None))
+    assert launch.written_dests() == {"model_path", "attention_backend"}
+    assert fixed_shell(text) == text.replace("FA3", "fa3")
+
+
+def test_an_array_assigned_in_a_function_is_not_seen_outside_it() -> None:
+    text = 'setup() {\n    cmd=(python -m sglang.launch_server --model-path m --attention-backend FA3)\n}\nsetup\n"${cmd[@]}"\n'
+    assert load(FORMATS["shell"]).find_launches(Source(text), table(None)) == []
+
+
+def test_a_literal_dollar_in_a_word_leaves_the_rest_of_the_launch_read() -> None:
+    text = f"python -m sglang.launch_server --model-path m {NEAR} --dist-init-addr $NODE0$:5757\n"
+    (launch,) = load(FORMATS["shell"]).find_launches(Source(text), table(None))
+    assert [a.text for a in launch.args][-2:] == ["--dist-init-addr", None]  # the word is one unknown value
+    assert fixed_shell(text) == text.replace("FA3", "fa3")
+
+
 def test_yaml_command_keys_of_other_tools() -> None:
     text = dedent(f"""\
         frameworks:

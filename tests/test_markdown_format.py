@@ -50,6 +50,12 @@ def test_untagged_block_with_a_command() -> None:
     assert launch.form == "launch_server"
 
 
+@pytest.mark.parametrize("tag", ["shellscript", "SH", "zsh"])
+def test_editor_shell_tags(tag: str) -> None:  # `shellscript`: what VS Code and Cursor write
+    (launch,) = launches(f"```{tag}\n{V3}\n```\n")
+    assert launch.form == "launch_server"
+
+
 def test_console_prompt_and_continuation() -> None:
     text = PIN + f"```console\n$ {V3} \\\n    --tp 8\nstarted\n```\n"
     assert fixed(text) == text.replace("tokenspeed_mla \\\n", "tokenspeed_mla --kv-cache-dtype fp8_e4m3 \\\n")

@@ -39,6 +39,15 @@ NOTEBOOK = FormatSpec("notebook", "autofix.formats.notebook", (b"sglang",))
 # Editors' launch configurations (VS Code's launch.json): JSON with comments.
 JSON = FormatSpec("json", "autofix.formats.launchjson", (b"sglang.launch_server", b"sglang_router.launch_server"))
 
+# The tags of the Markdown code blocks read, by the format that reads them (an untagged block is read
+# when it names a launch): formats/markdown.py reads them, mentions.py tells the others apart.
+BLOCK_TAGS = {
+    "shell": frozenset({"bash", "sh", "shell", "shellscript", "zsh", "console", "shell-session", "shellsession"}),
+    "yaml": frozenset({"yaml", "yml"}),
+    "python": frozenset({"python", "py", "python3"}),
+    "json": frozenset({"json", "jsonc"}),
+}
+
 FORMATS: dict[str, FormatSpec] = {spec.name: spec for spec in (SHELL, YAML, PYTHON, DOCKERFILE, MARKDOWN, NOTEBOOK, JSON)}
 
 _SUFFIXES = {

@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from autofix.formats import launchjson, python, shell, yaml
+from autofix.formats import BLOCK_TAGS, launchjson, python, shell, yaml
 from autofix.knowledge.options import OptionTable
 from autofix.model import Launch
 from autofix.source import Source
@@ -38,10 +38,7 @@ from autofix.source import Source
 __all__ = ["find_launches", "syntax_errors"]
 
 _FENCE = re.compile(r"([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`{]*)")
-_SHELL_TAGS = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession"})
-_YAML_TAGS = frozenset({"yaml", "yml"})
-_PYTHON_TAGS = frozenset({"python", "py", "python3"})
-_JSON_TAGS = frozenset({"json", "jsonc"})
+_SHELL_TAGS, _YAML_TAGS, _PYTHON_TAGS, _JSON_TAGS = (BLOCK_TAGS[k] for k in ("shell", "yaml", "python", "json"))
 _COMMAND = re.compile(r"sglang\.launch_server|sglang serve")
 _PROMPT = re.compile(r"[ \t]*\$ ")
 _IGNORE_BLOCK = re.compile(r"<!--\s*autofix:\s*ignore\s*-->")

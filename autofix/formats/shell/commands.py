@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 
-from autofix.command import Entry, Script, recognise
+from autofix.command import Entry, Script, program_at, recognise
 from autofix.embed import Embedding
 from autofix.formats.shell.containers import _ArgList
 from autofix.formats.shell.doc import _Doc, _Reference
 from autofix.formats.shell.scripts import _inner_script
+from autofix.formats.shell.tree import _error_nodes
 from autofix.knowledge.options import OptionTable
 from autofix.model import Arg, Launch
 from autofix.source import Source
@@ -28,7 +29,7 @@ def command_words(source: Source, table: OptionTable, embedding: Embedding) -> l
 
 def _argv(doc: _Doc, node) -> tuple[list[Arg], list[object], bool] | None:  # noqa: ANN001
     """A command's argv tokens, the word node of each, and whether edits must not touch it."""
-    if node.has_error:
+    if node.has_error and not all(doc.literal_dollar(e) for e in _error_nodes(node)):
         return None
     name = node.child_by_field_name("name")
     if name is None:
@@ -40,7 +41,8 @@ def _argv(doc: _Doc, node) -> tuple[list[Arg], list[object], bool] | None:  # no
     nodes = []
     for child in (name, *node.children_by_field_name("argument")):
         word = child.named_children[0] if child.type == "command_name" and child.named_child_count else child
-        args = doc.words(word, container, node.start_byte)
+        # A word holding a literal `$` the parse marks as an error: one word, its value not read.
+        args = [Arg(None, doc.span(word), container)] if word.has_error else doc.words(word, container, node.start_byte)
         argv.extend(args)
         nodes.extend([child] * len(args))
         if child is not name:
@@ -64,8 +66,9 @@ def _launches(doc: _Doc, node, release, model_lookup) -> list[Launch]:  # noqa: 
             _runs(doc, script)
             return []
         return _inner_script(doc, script, release, model_lookup, frozen, found.wrappers)
-    if texts and texts[0] is None and _run_name(doc, nodes[0]) is not None:
-        _runs(doc, nodes[0])  # $CMD run as a command
+    at = program_at(texts)
+    if at is not None and _run_name(doc, nodes[at]) is not None:
+        _runs(doc, nodes[at])  # $CMD run as a command, behind any wrappers (`exec $CMD`, `nohup $CMD &`)
     elif texts and texts[0] == "eval":
         for word in dict.fromkeys(nodes[1:]):
             if _run_name(doc, word) is not None:

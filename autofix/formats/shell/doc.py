@@ -25,6 +25,7 @@ class _Binding:
     scalar: str | None = None  # None: unknown
     elements: list[Arg] | None = None  # a bash array of literal-enough words
     one_word: bool = False  # unknown, but always exactly one word (a loop over literal words)
+    within: tuple[int, int] | None = None  # a function's body: uses elsewhere do not see it
 
 
 class _Doc:
@@ -104,12 +105,19 @@ class _Doc:
             return set()
         lines: set[int] = set()
         for node in _error_nodes(root):
-            lines.update(range(node.start_point[0], node.end_point[0] + 1))
+            if not self.literal_dollar(node):
+                lines.update(range(node.start_point[0], node.end_point[0] + 1))
         return lines
+
+    def literal_dollar(self, error) -> bool:  # noqa: ANN001
+        """A parse error that is only a `$` no name follows (`$HOST$:5757`): bash keeps it as a character."""
+        return error.type == "ERROR" and self.node_text(error) == "$" and error.parent is not None \
+            and error.parent.type == "concatenation"
 
     # variables
 
     def _collect_assignments(self) -> None:
+        functions: list[object] = []
         stack = [self.tree.root_node]
         while stack:
             node = stack.pop()
@@ -122,6 +130,8 @@ class _Doc:
                     value = node.child_by_field_name("value")
                     if value is not None:
                         self.assignments.setdefault(self.node_text(name), []).append(value)
+            elif kind == "function_definition" and node.child_by_field_name("body") is not None:
+                functions.append(node.child_by_field_name("body"))
             elif kind == "for_statement":
                 self._loop_variable(node)
             elif kind == "command":
@@ -131,12 +141,19 @@ class _Doc:
                     if child.type in ("variable_name", "word"):
                         self.assigned[self.node_text(child)] += 2 if node.children[0].type == "local" else 0
             stack.extend(node.named_children)
-        for node in self.tree.root_node.named_children:
+        self._bind_block(self.tree.root_node, None, ("export", "declare", "readonly", "typeset"))
+        for body in functions:  # `run() { cmd=(python -m sglang.launch_server ...); "${cmd[@]}"; }`
+            within = (self.at(body.start_byte), self.at(body.end_byte))
+            self._bind_block(body, within, ("export", "declare", "readonly", "typeset", "local"))
+
+    def _bind_block(self, block, within: tuple[int, int] | None, declarations: tuple[str, ...]) -> None:  # noqa: ANN001
+        """Bind the assignments written as statements of a block (the file, a function's body)."""
+        for node in block.named_children:
             targets = [node] if node.type == "variable_assignment" else []
-            if node.type == "declaration_command" and node.children[0].type in ("export", "declare", "readonly", "typeset"):
+            if node.type == "declaration_command" and node.children[0].type in declarations:
                 targets = [c for c in node.named_children if c.type == "variable_assignment"]
             for assignment in targets:
-                self._bind(assignment)
+                self._bind(assignment, within)
 
     def _loop_variable(self, node) -> None:  # noqa: ANN001
         """`for tp in 4 8; do ...`: tp is unknown, but one word when every item is a literal word."""
@@ -162,7 +179,7 @@ class _Doc:
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
                 self.assigned[text] += 2
 
-    def _bind(self, assignment) -> None:  # noqa: ANN001
+    def _bind(self, assignment, within: tuple[int, int] | None = None) -> None:  # noqa: ANN001
         name_node = assignment.child_by_field_name("name")
         value = assignment.child_by_field_name("value")
         if name_node is None or name_node.type != "variable_name":
@@ -174,7 +191,7 @@ class _Doc:
             return
         offset = self.at(assignment.end_byte)
         if value is None:
-            self.bindings[name] = _Binding(offset, scalar="")
+            self.bindings[name] = _Binding(offset, scalar="", within=within)
         elif value.type == "array":
             container = _ArgList(self, value.children[0], array=True)
             elements: list[Arg] = []
@@ -185,15 +202,16 @@ class _Doc:
                 container.add(element)
             if self.appended[name]:  # `CMD+=(--flag ...)`, often under a condition: what it adds is not known
                 elements.append(Arg(None, Span(offset, offset), splat=True, local=True))
-            self.bindings[name] = _Binding(offset, elements=elements)
+            self.bindings[name] = _Binding(offset, elements=elements, within=within)
         else:
             args = self.words(value, None, assignment.start_byte, split=False)
             text = args[0].text if len(args) == 1 and not args[0].splat else None
-            self.bindings[name] = _Binding(offset, scalar=text)
+            self.bindings[name] = _Binding(offset, scalar=text, within=within)
 
     def lookup(self, name: str, use: int) -> _Binding | None:
         binding = self.bindings.get(name)
-        if binding is None or binding.offset > self.at(use):
+        at = self.at(use)
+        if binding is None or binding.offset > at or binding.within and not binding.within[0] <= at < binding.within[1]:
             return None
         return binding
 
