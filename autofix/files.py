@@ -261,11 +261,40 @@ def _pins_in(directory: Path) -> frozenset[str] | None:
     return frozenset(pins) if seen else None
 
 
+_OWN_NAME = re.compile(r"""^name\s*=\s*["']sglang["']\s*$""", re.M)
+_OWN_VERSION = re.compile(rf"""^(?:version|__version__)\s*=\s*["']v?{_VERSION}["']""", re.M)
+
+
+@functools.lru_cache(maxsize=256)
+def _checkout_release(directory: Path) -> str | None:
+    """The release of a checkout of SGLang itself (or a fork) that directory is the root of: the version
+    its `python/pyproject.toml` (name "sglang") or `python/sglang/version.py` writes; None where it
+    writes none (a version from git tags) or directory is no such checkout."""
+    pyproject = _read_small(directory / "python" / "pyproject.toml")
+    if not _OWN_NAME.search(pyproject):
+        return None
+    for text in (pyproject, _read_small(directory / "python" / "sglang" / "version.py")):
+        found = _OWN_VERSION.search(text)
+        if found is not None:
+            return release_of(found.group(1))
+    return None
+
+
+def _own_checkout_release(folder: Path) -> str | None:
+    """The release of the SGLang checkout a file is in: its files launch the SGLang they sit in."""
+    for directory in (folder, *folder.parents):
+        found = _checkout_release(directory)
+        if found is not None or (directory / ".git").exists():
+            return found
+    return None
+
+
 def neighbour_release(folder: Path) -> str | None:
     """The SGLang release pinned beside a launch file.
 
     Requirements files and pyproject.toml in the folder, else in the nearest
-    parent that has one; else an image tag in a Dockerfile in the folder.
+    parent that has one; else the version of the SGLang checkout (a fork's) the
+    file is in; else an image tag in a Dockerfile in the folder.
     """
     for directory in (folder, *folder.parents):
         found = _pins_in(directory)
@@ -273,6 +302,9 @@ def neighbour_release(folder: Path) -> str | None:
             if len(found) == 1:
                 return next(iter(found))
             break
+    own = _own_checkout_release(folder)
+    if own is not None:
+        return own
     for name in ("Dockerfile", "Containerfile"):
         dockerfile = folder / name
         if dockerfile.is_file():

@@ -95,3 +95,37 @@ def test_sglang_version_with_a_suffix_is_its_release(tmp_path: Path) -> None:
     script = tmp_path / "serve.sh"
     script.write_text(LAUNCH)
     assert messages(script, "--sglang-version", "0.5.18.post1") == [ADDED]
+
+
+@pytest.mark.parametrize(("where", "text"), [
+    ("python/pyproject.toml", '[project]\nname = "sglang"\nversion = "0.5.18.post1"\n'),
+    ("python/sglang/version.py", '__version__ = "0.5.18"\n'),
+])
+def test_a_file_in_a_checkout_of_sglang_itself_is_checked_as_its_version(tmp_path: Path, where: str,
+                                                                        text: str) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "python" / "sglang").mkdir(parents=True)
+    if where.endswith("version.py"):
+        (tmp_path / "python" / "pyproject.toml").write_text('[project]\nname = "sglang"\ndynamic = ["version"]\n')
+    (tmp_path / where).write_text(text)
+    (tmp_path / "docs").mkdir()
+    script = tmp_path / "docs" / "serve.sh"
+    script.write_text(LAUNCH)
+    assert messages(script) == [ADDED]  # a fork's docs launch the fork's SGLang
+
+
+def test_a_checkout_whose_version_comes_from_git_pins_nothing(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "python").mkdir()
+    (tmp_path / "python" / "pyproject.toml").write_text('[project]\nname = "sglang"\ndynamic = ["version"]\n')
+    script = tmp_path / "serve.sh"
+    script.write_text(LAUNCH)
+    assert messages(script) == []  # unpinned: the option exists in a release autofix knows
+
+
+def test_another_project_named_in_a_pyproject_is_no_checkout(tmp_path: Path) -> None:
+    (tmp_path / "python").mkdir()
+    (tmp_path / "python" / "pyproject.toml").write_text('[project]\nname = "sglang-tools"\nversion = "0.5.18"\n')
+    script = tmp_path / "serve.sh"
+    script.write_text(LAUNCH)
+    assert messages(script) == []
