@@ -423,6 +423,26 @@ def test_a_literal_dollar_in_a_word_leaves_the_rest_of_the_launch_read() -> None
     assert fixed_shell(text) == text.replace("FA3", "fa3")
 
 
+@pytest.mark.parametrize(("text", "wrapper", "open_"), [
+    ('services:\n  a:\n    entrypoint: ["/bin/bash", "/scripts/entrypoint.sh"]\n'
+     f"    command: python3 -m sglang.launch_server --model-path m {NEAR}\n",
+     "/bin/bash /scripts/entrypoint.sh", True),  # a shell running a script file, handed the launch
+    ("spec:\n  containers:\n  - command: [/entrypoint.sh]\n"
+     f"    args: [python3, -m, sglang.launch_server, --model-path, m, {NEAR.replace(' ', ', ')}]\n",
+     "entrypoint.sh", False),  # an unknown program: scanned for the entry point, as srun is
+])
+def test_a_launch_handed_to_an_entrypoint_script(text: str, wrapper: str, open_: bool) -> None:
+    (launch,) = load(FORMATS["yaml"]).find_launches(Source(text), table(None))
+    assert launch.wrappers[0] == wrapper
+    assert (launch.written_dests() is None) == open_  # a script run by a shell may add flags of its own
+    assert check("yaml", text) == (["invalid-choice"], text.replace("FA3", "fa3"))
+
+
+def test_an_entrypoint_script_with_arguments_that_are_no_launch_is_not_read() -> None:
+    text = 'services:\n  a:\n    entrypoint: ["/start.sh"]\n    command: ["--port", "8000"]\n'
+    assert load(FORMATS["yaml"]).find_launches(Source(text), table(None)) == []
+
+
 def test_yaml_command_keys_of_other_tools() -> None:
     text = dedent(f"""\
         frameworks:

@@ -144,8 +144,10 @@ class _Finder:
             return
         argv: list[Arg] = []
         scripts: list[object] = []
+        starts: list[int] = []  # where each part's words start in argv
         end = max(key.end_mark.index for key, _ in parts)  # type: ignore[attr-defined]
         for key, value in parts:
+            starts.append(len(argv))
             if kind(value) == "scalar" and set(value.value) <= {HOLE, " "}:  # type: ignore[attr-defined]
                 argv.append(Arg(None, doc.span(value), splat=True))  # a template: any tokens
                 continue
@@ -180,6 +182,20 @@ class _Finder:
                 self.script(node, host, frozen or script.container is None, words=False, wrappers=found.wrappers)
         elif isinstance(found, Entry):
             self.launch(argv[found.index:], Span(doc.base + host, doc.base + end), found.form, found.wrappers)
+        elif found is None and len(parts) > 1:
+            self.behind_entrypoint(argv, starts[-1], Span(doc.base + host, doc.base + end))
+
+    def behind_entrypoint(self, argv: list[Arg], start: int, span: Span) -> None:
+        """`entrypoint: [/bin/bash, /start.sh]` with `command: python3 -m sglang.launch_server ...`: a
+        program autofix does not read is handed a launch (a script that ends in `exec "$@"`, as such
+        scripts do). Read as that launch; the program may add flags of its own, so it stays open."""
+        found = recognise([a.text for a in argv[start:]])
+        if not isinstance(found, Entry) or found.index == 0:
+            return
+        program = " ".join(a.text or "?" for a in argv[:start])
+        args = argv[start + found.index :]
+        tail = Span(args[-1].span.end, args[-1].span.end) if args else span
+        self.launch([*args, Arg(None, tail, splat=True, local=True)], span, found.form, (program, *found.wrappers))
 
     def words(self, node, frozen: bool) -> list[Arg] | None:  # noqa: ANN001
         """A scalar's command words, as one argv beside another key's (None: not one command)."""
