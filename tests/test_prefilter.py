@@ -27,6 +27,7 @@ PLAIN = {  # one file of every kind autofix reads, none saying anything SGLang's
     "README.md": "# Notes\n\n```bash\nmake test\n```\n",
     "demo.ipynb": json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
     "launch.json": '{"configurations": [{"type": "debugpy", "module": "http.server", "args": ["8080"]}]}\n',
+    "web.service": "[Service]\nExecStart=/usr/bin/python3 -m http.server 8080\n",
 }
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --attention-backend tokenspeed_mla\n"
 HEAVY = ("libcst", "ruamel", "tree_sitter", "tree_sitter_bash", "pathspec", "multiprocessing")

@@ -38,6 +38,7 @@ MARKDOWN = FormatSpec("markdown", "autofix.formats.markdown", (b"sglang",))
 NOTEBOOK = FormatSpec("notebook", "autofix.formats.notebook", (b"sglang",))
 # Editors' launch configurations (VS Code's launch.json): JSON with comments.
 JSON = FormatSpec("json", "autofix.formats.launchjson", (b"sglang.launch_server", b"sglang_router.launch_server"))
+SYSTEMD = FormatSpec("systemd", "autofix.formats.systemd", (b"sglang",))
 
 # The tags of the Markdown code blocks read, by the format that reads them (an untagged block is read
 # when it names a launch): formats/markdown.py reads them, mentions.py tells the others apart.
@@ -46,15 +47,16 @@ BLOCK_TAGS = {
     "yaml": frozenset({"yaml", "yml"}),
     "python": frozenset({"python", "py", "python3"}),
     "json": frozenset({"json", "jsonc"}),
+    "systemd": frozenset({"ini", "systemd"}),
 }
 
-FORMATS: dict[str, FormatSpec] = {spec.name: spec for spec in (SHELL, YAML, PYTHON, DOCKERFILE, MARKDOWN, NOTEBOOK, JSON)}
+FORMATS: dict[str, FormatSpec] = {spec.name: spec for spec in (SHELL, YAML, PYTHON, DOCKERFILE, MARKDOWN, NOTEBOOK, JSON, SYSTEMD)}
 
 _SUFFIXES = {
     ".sh": SHELL, ".bash": SHELL, ".yaml": YAML, ".yml": YAML, ".py": PYTHON,
     ".dockerfile": DOCKERFILE, ".containerfile": DOCKERFILE,
     ".md": MARKDOWN, ".mdx": MARKDOWN, ".markdown": MARKDOWN, ".ipynb": NOTEBOOK,
-    ".code-workspace": JSON,
+    ".code-workspace": JSON, ".service": SYSTEMD,
 }
 # VS Code keeps launch configurations in `.vscode/launch.json`: other JSON files (a model's
 # config.json, a 10 MB tokenizer.json) are data, never opened.

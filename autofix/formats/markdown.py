@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from autofix.formats import BLOCK_TAGS, launchjson, python, shell, yaml
+from autofix.formats import BLOCK_TAGS, launchjson, python, shell, systemd, yaml
 from autofix.knowledge.options import OptionTable
 from autofix.model import Launch
 from autofix.source import Source
@@ -38,7 +38,8 @@ from autofix.source import Source
 __all__ = ["find_launches", "syntax_errors"]
 
 _FENCE = re.compile(r"([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`{]*)")
-_SHELL_TAGS, _YAML_TAGS, _PYTHON_TAGS, _JSON_TAGS = (BLOCK_TAGS[k] for k in ("shell", "yaml", "python", "json"))
+_SHELL_TAGS, _YAML_TAGS, _PYTHON_TAGS, _JSON_TAGS, _SYSTEMD_TAGS = (
+    BLOCK_TAGS[k] for k in ("shell", "yaml", "python", "json", "systemd"))
 _COMMAND = re.compile(r"sglang\.launch_server|sglang serve")
 _PROMPT = re.compile(r"[ \t]*\$ ")
 _IGNORE_BLOCK = re.compile(r"<!--\s*autofix:\s*ignore\s*-->")
@@ -46,7 +47,7 @@ _IGNORE_BLOCK = re.compile(r"<!--\s*autofix:\s*ignore\s*-->")
 
 @dataclass(frozen=True, slots=True)
 class _Block:
-    kind: str  # "shell", "console", "yaml", "python" or "json"
+    kind: str  # "shell", "console", "yaml", "python", "json" or "systemd"
     start: int  # the first character of the block's first line
     end: int  # the end of its last line, before the closing fence
     ignored: bool
@@ -101,6 +102,8 @@ def _kind(tag: str, body: str) -> str | None:
         return "python"
     if tag in _JSON_TAGS:
         return "json"
+    if tag in _SYSTEMD_TAGS and "Exec" in body:
+        return "systemd"
     return None
 
 
@@ -143,7 +146,7 @@ def _comment_line(text: str, opener: str = "#") -> str:
 _BLANKS = re.compile(r"[^\r\n]")
 
 
-_MODULES = {"shell": shell, "console": shell, "yaml": yaml, "python": python, "json": launchjson}
+_MODULES = {"shell": shell, "console": shell, "yaml": yaml, "python": python, "json": launchjson, "systemd": systemd}
 
 
 def find_launches(
