@@ -443,6 +443,19 @@ def test_an_entrypoint_script_with_arguments_that_are_no_launch_is_not_read() ->
     assert load(FORMATS["yaml"]).find_launches(Source(text), table(None)) == []
 
 
+@pytest.mark.parametrize("delimiter", ["EOF", "'EOF'", "- EOF"])
+def test_a_command_captured_from_a_here_document(delimiter: str) -> None:
+    text = f"cmd=$(cat <<{delimiter}\npython -m sglang.launch_server --model-path /m \\\n    {NEAR}\nEOF\n)\neval $cmd\n"
+    (launch,) = load(FORMATS["shell"]).find_launches(Source(text), table(None))
+    assert launch.wrappers == ("$cmd",) and launch.written_dests() == {"model_path", "attention_backend"}
+    assert fixed_shell(text) == text.replace("FA3", "fa3")
+
+
+def test_a_captured_here_document_never_run_is_not_a_launch() -> None:
+    text = f"usage=$(cat <<EOF\npython -m sglang.launch_server --model-path /m {NEAR}\nEOF\n)\necho \"$usage\"\n"
+    assert load(FORMATS["shell"]).find_launches(Source(text), table(None)) == []
+
+
 def test_yaml_command_keys_of_other_tools() -> None:
     text = dedent(f"""\
         frameworks:

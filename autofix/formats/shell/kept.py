@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from autofix.embed import Embedding
 from autofix.formats.shell.commands import command_words
 from autofix.formats.shell.doc import _Doc
-from autofix.formats.shell.scripts import _inner_script
+from autofix.formats.shell.scripts import _inner_script, _script
 from autofix.model import Arg, Launch
 from autofix.source import Source, Span
 
@@ -19,7 +19,12 @@ def _kept_command(doc: _Doc, name: str, release, model_lookup) -> list[Launch]: 
     launches: list[Launch] = []
     values = sorted(doc.assignments.get(name, []), key=lambda v: v.start_byte)
     for index, value in enumerate(values):
-        if value.type not in ("string", "raw_string") or b"sglang" not in doc.data[value.start_byte : value.end_byte]:
+        if b"sglang" not in doc.data[value.start_byte : value.end_byte]:
+            continue
+        if value.type == "command_substitution":  # cmd=$(cat <<EOF ... EOF): the body is the command
+            launches.extend(_captured_heredoc(doc, name, value, release, model_lookup))
+            continue
+        if value.type not in ("string", "raw_string"):
             continue
         if _addition(doc, name, value) is not None:
             continue  # CMD="$CMD ...": an addition to the command, not a command
@@ -105,3 +110,25 @@ def _script_words(doc: _Doc, value) -> list[Arg] | None:  # noqa: ANN001
     return words[1:]
 
 
+def _captured_heredoc(doc: _Doc, name: str, value, release, model_lookup) -> list[Launch]:  # noqa: ANN001
+    """`cmd=$(cat <<EOF ... EOF)` run later as `eval $cmd`: the here-document's body, as `cat` prints it,
+    is the command. Open when the variable is assigned again."""
+    statements = [c for c in value.named_children if c.type != "comment"]
+    if len(statements) != 1 or statements[0].type != "redirected_statement":
+        return []
+    statement = statements[0]
+    command = next((c for c in statement.named_children if c.type == "command"), None)
+    heredoc = next((c for c in statement.named_children if c.type == "heredoc_redirect"), None)
+    if command is None or heredoc is None or doc.node_text(command).split() != ["cat"]:
+        return []
+    body = next((c for c in heredoc.named_children if c.type == "heredoc_body"), None)
+    start = next((c for c in heredoc.named_children if c.type == "heredoc_start"), None)
+    if body is None or start is None or any(c.type not in ("heredoc_start", "heredoc_body", "heredoc_end")
+                                            for c in heredoc.named_children):
+        return []
+    quoted = doc.node_text(start)[:1] in "'\"\\"
+    launches = _script(doc, body, release, model_lookup, False, (f"${name}",), None if quoted else '$`\\')
+    if doc.assigned[name] + doc.appended[name] > 1:
+        launches = [launch.reread([*launch.args, Arg(None, Span(launch.span.end, launch.span.end), splat=True,
+                                                     local=True)]) for launch in launches]
+    return launches
