@@ -28,7 +28,28 @@ from autofix.source import Source
 ROOT = Path(__file__).resolve().parent.parent
 ENTRY = re.compile(r"sglang(?:_router)?\.launch_server\b|\bsglang serve\b")
 # A launch configuration's `"module": "sglang.launch_server"`: its flags are the `"args"` list after it.
-_MODULE_ARGS = re.compile(r'"[ \t]*,(?:[^{}\[\]]*?,)?\s*"args"[ \t]*:[ \t]*\[')
+_ARGS_KEY = re.compile(r'"args"[ \t]*:[ \t]*\[')
+
+
+def _module_args(text: str, end: int) -> int | None:
+    """After a launch configuration's `"module": "sglang.launch_server"`, where its `"args": [` list
+    opens (other keys, `"env": {...}` among them, may come between); None when the object has none."""
+    if not text.startswith('"', end) or not re.match(r'"[ \t]*,', text[end:]):
+        return None
+    depth = 0
+    for i in range(end + 1, len(text)):
+        ch = text[i]
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            if depth == 0:
+                return None  # the configuration ends
+            depth -= 1
+        elif depth == 0 and ch == '"' and (m := _ARGS_KEY.match(text, i)):
+            return m.end()
+    return None
+
+
 VALUE = "fp8-e4m3"  # a near miss of fp8_e4m3, refused by every release
 
 
@@ -43,8 +64,8 @@ def plants(text: str) -> list[tuple[int, str]]:
             indent = item.group().split("-")[0]
             line_end = text.find("\n", end) if "\n" in text[end:] else len(text)
             out.append((line_end, f"\n{indent}- --kv-cache-dtype\n{indent}- {VALUE}"))
-        elif (args := _MODULE_ARGS.match(text, end)) is not None:  # an editor's `"module": "...", "args": [`
-            out.append((args.end(), ' "--kv-cache-dtype", "fp8-e4m3",'))
+        elif (args := _module_args(text, end)) is not None:  # an editor's `"module": "...", "args": [`
+            out.append((args, ' "--kv-cache-dtype", "fp8-e4m3",'))
         elif quote in "\"'" and text[end : end + 1] == quote:  # an argv element: plant elements
             out.append((end + 1, f", {quote}--kv-cache-dtype{quote}, {quote}{VALUE}{quote}"))
         elif match.group().endswith("serve") and not re.match(r"[ \t]+[^\s\\-]", text[end:]):
@@ -62,7 +83,10 @@ def reported(path: Path, text: str, at: int, planted: str) -> bool:
     spec = detect(str(path), new[:256].encode())
     if spec is None:
         return False
-    result = fix_text(Source(new, str(path)), spec, Settings(select(["ALL"])))
+    try:
+        result = fix_text(Source(new, str(path)), spec, Settings(select(["ALL"])))
+    except SyntaxError:  # the plant broke the file (it landed in a string or a docstring): no launch there
+        return False
     where = new.index(VALUE, at)
     return any(r.fixer.name == "invalid-choice" and r.finding.at.start <= where < r.finding.at.end + len(VALUE) + 2
                for r in result.findings)

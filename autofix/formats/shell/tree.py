@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-
-
 _PARSER = None
 
 
@@ -20,8 +18,16 @@ def _parser():  # noqa: ANN202 - tree_sitter.Parser, imported lazily
     return _PARSER
 
 
+# A `$` that starts no expansion (`$HOST$:5757`, `$/path`): bash keeps it as a character; the parser
+# reads an error there, and may lose the rest of the line to it.
+_LITERAL_DOLLAR = re.compile(rb"(?<![\\$])\$(?=[:/.,=\]])")
+
+
 def _mask_crlf(data: bytes) -> bytes:
-    """Same-length bytes in which CRLF reads as LF (a '\\' continuation included)."""
+    """Same-length bytes for the parser: CRLF reads as LF (a '\\' continuation included), and a literal
+    `$` as a word character (each node's text is still read from the original)."""
+    if b"$" in data:
+        data = _LITERAL_DOLLAR.sub(b"_", data)
     if b"\r" not in data:
         return data
     return data.replace(b"\\\r\n", b" \\\n").replace(b"\r\n", b" \n")
