@@ -711,7 +711,7 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
     import torch
 
     stack = contextlib.ExitStack()
-    stack.enter_context(cuda_kernels(bool(probes["is_cuda"])))
+    stack.enter_context(cuda_kernels(_has_kernel_packages(probes)))
     major_minor = probes["get_device_capability"]
     patch(torch.cuda, "is_available", lambda: bool(probes["is_cuda"] or probes["is_hip"]))
     patch(torch.cuda, "get_device_capability", lambda *a, **k: major_minor)
@@ -728,6 +728,12 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
             override.restore()
         for obj, name, value in reversed(saved):
             setattr(obj, name, value)
+
+
+def _has_kernel_packages(probes: dict[str, Any]) -> bool:
+    """Whether the machine has SGLang's kernel packages: an NVIDIA GPU, and an Intel XPU (whose
+    sgl-kernel-xpu is imported as sgl_kernel: layers/moe/topk.py takes topk_softmax from it)."""
+    return bool(probes["is_cuda"] or probes["is_xpu"])
 
 
 def _cuda_quantization_methods(cuda: bool) -> Callable[[], None]:

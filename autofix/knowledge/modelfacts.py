@@ -59,6 +59,8 @@ class ModelFacts:
     qk_rope_head_dim instead.
     context_length: what `get_context_length` derives, the most `--context-length` may ask without
     SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN.
+    v_head_dim: the config's v_head_dim, else (absent or 0) head_dim, as the generic branch of
+    `_derive_model_shapes` reads it; None where head_dim is.
     """
 
     source: str | None
@@ -76,6 +78,7 @@ class ModelFacts:
     num_experts: int | None = None
     quantization: Quantization | None = None
     context_length: int | None = None
+    v_head_dim: int | None = None
 
 
 def derive(config: Mapping, source: str) -> ModelFacts:
@@ -90,13 +93,14 @@ def derive(config: Mapping, source: str) -> ModelFacts:
     if moe_intermediate is None and architecture in EXPERTS_USE_INTERMEDIATE_SIZE:
         moe_intermediate = intermediate
     use_mla = text.get("use_mla")
+    head_dim = None if kv_lora_rank is not None else _head_dim(text, hidden, heads)
     return ModelFacts(
         source=source,
         architecture=architecture,
         model_type=_str(config, "model_type"),
         num_attention_heads=heads,
         num_key_value_heads=_kv_heads(config, text, heads),
-        head_dim=None if kv_lora_rank is not None else _head_dim(text, hidden, heads),
+        head_dim=head_dim,
         kv_lora_rank=kv_lora_rank,
         qk_rope_head_dim=_int(text, "qk_rope_head_dim"),
         use_mla=use_mla if isinstance(use_mla, bool) else None,
@@ -106,6 +110,7 @@ def derive(config: Mapping, source: str) -> ModelFacts:
         num_experts=next((n for n in (_int(text, key) for key in EXPERT_KEYS) if n is not None), None),
         quantization=_quantization(config),
         context_length=context_length(text),
+        v_head_dim=_v_head_dim(text, head_dim),
     )
 
 
@@ -227,6 +232,13 @@ def _architecture(config: Mapping) -> str | None:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _v_head_dim(text: Mapping, head_dim: int | None) -> int | None:
+    value = text.get("v_head_dim")
+    if head_dim is None:
+        return None
+    return head_dim if value in (None, 0) else _int(text, "v_head_dim")
 
 
 def _int(mapping: Mapping, key: str) -> int | None:
