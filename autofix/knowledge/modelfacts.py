@@ -61,6 +61,8 @@ class ModelFacts:
     SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN.
     v_head_dim: the config's v_head_dim, else (absent or 0) head_dim, as the generic branch of
     `_derive_model_shapes` reads it; None where head_dim is.
+    sliding_window_pattern: the text config's sliding_window_pattern (EXAONE 4's `LLLG`), as
+    SGLang's model hooks test it against None; None when the config holds none.
     """
 
     source: str | None
@@ -79,6 +81,7 @@ class ModelFacts:
     quantization: Quantization | None = None
     context_length: int | None = None
     v_head_dim: int | None = None
+    sliding_window_pattern: str | int | None = None
 
 
 def derive(config: Mapping, source: str) -> ModelFacts:
@@ -111,6 +114,7 @@ def derive(config: Mapping, source: str) -> ModelFacts:
         quantization=_quantization(config),
         context_length=context_length(text),
         v_head_dim=_v_head_dim(text, head_dim),
+        sliding_window_pattern=_pattern(text.get("sliding_window_pattern")),
     )
 
 
@@ -232,6 +236,10 @@ def _architecture(config: Mapping) -> str | None:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _pattern(value: object) -> str | int | None:
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
 def _v_head_dim(text: Mapping, head_dim: int | None) -> int | None:
