@@ -330,9 +330,16 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
 _PROFILE_DEVICE = {"xpu": "xpu", "npu": "npu", "musa": "musa", "mps": "mps"}
 
 
+def cuda_toolkit(gpu: str | None) -> tuple[str, str | None]:
+    """A profile name split into the machine and the CUDA toolkit it names, as SGLang's image tags
+    spell it (`b200-cu129`: a B200 with CUDA 12.9); None: the CPU torch's (no CUDA version)."""
+    match = re.fullmatch(r"(.+)-cu(\d\d)(\d)", gpu or "")
+    return (match[1], f"{match[2]}.{match[3]}") if match else (gpu or "b200", None)
+
+
 def profile(gpu: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """(probe answers, platform answers) for a GPU profile name (None: b200)."""
-    changes = _PROFILE_CHANGES[gpu or "b200"]
+    changes = _PROFILE_CHANGES[cuda_toolkit(gpu)[0]]
     probes = {k: changes.get(k, v) for k, v in BLACKWELL_PROBES.items()}
     platform = {k: changes.get(k, v) for k, v in BLACKWELL_PLATFORM.items()}
     return probes, platform
@@ -729,6 +736,9 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
     patch(torch.cuda, "device_count", lambda: 8)
     memory = probes["get_device_memory_capacity"] * 1024 * 1024
     patch(torch.cuda, "mem_get_info", lambda *a, **k: (memory, memory))
+    toolkit = cuda_toolkit(gpu)[1]
+    if toolkit is not None:
+        patch(torch.version, "cuda", toolkit)
     try:
         yield
     finally:

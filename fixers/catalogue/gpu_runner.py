@@ -10,7 +10,7 @@ that GPU would.
 from __future__ import annotations
 
 from autofix.model import Unresolvable
-from autofix.rules import remove, rule
+from autofix.rules import remove, rule, set_
 
 from ._common import gpu, served
 
@@ -53,4 +53,50 @@ rule(
     fix=remove("cuda_graph_bs_decode"),
     example="--model-path Qwen/Qwen3-8B --device cpu --cuda-graph-bs-decode 0",
     near_miss="--model-path Qwen/Qwen3-8B --device cpu --cuda-graph-bs-decode 0 4",
+)
+
+# -- handle_linear_attn_backend: FlashInfer's GDN prefill and the CUDA toolkit (attention_hook.py) --
+# On compute capability 10 and above (SM100, SM103, SM120: `get_device_capability()[0] >= 10`),
+# FlashInfer's GDN prefill is a CuTe DSL kernel built for CUDA 13. The toolkit is known only
+# when the GPU's name carries it (`--gpu b200-cu129`).
+
+
+def _linear_backends_pass(decode_backend: object, backend: object, verify_backend: object,
+                          mamba_ssm_dtype: object) -> bool:
+    """The decode and verify checks before it pass: flashinfer there needs a bfloat16 SSM state.
+    An unset decode backend may become flashinfer on SM100 (with a bfloat16 state: it passes)."""
+    decode = decode_backend or backend
+    verify = verify_backend or ("flashinfer" if decode == "flashinfer" else None)
+    if "flashinfer" not in (decode, verify):
+        return True
+    if mamba_ssm_dtype is None:
+        raise Unresolvable("the SSM state dtype is resolved from the model")
+    return mamba_ssm_dtype == "bfloat16"
+
+
+def _cuda_below_13(cfg) -> bool:  # noqa: ANN001 (it reads the GPU, not a flag)
+    found = gpu(cfg)
+    if not found.is_cuda or found.sm is None or found.sm // 10 < 10:
+        return False
+    if found.cuda is None:
+        raise Unresolvable("the CUDA toolkit is not known")
+    return found.cuda[0] < 13
+
+
+rule(
+    code="SGL994",
+    name="flashinfer-gdn-prefill-on-sm100-below-cuda-13",
+    errors="a811adbc2d65",
+    when=lambda cfg: (cfg.linear_attn_prefill_backend or cfg.linear_attn_backend) == "flashinfer"
+    and _cuda_below_13(cfg)
+    and _linear_backends_pass(cfg.linear_attn_decode_backend, cfg.linear_attn_backend,
+                              cfg.linear_attn_verify_backend, cfg.mamba_ssm_dtype),
+    at=("linear_attn_prefill_backend", "linear_attn_backend"),
+    message=lambda cfg: f"FlashInfer's linear-attention (GDN) prefill on {gpu(cfg).label} needs CUDA 13 or newer",
+    fix=set_("linear_attn_prefill_backend", "triton"),
+    gpu="b200-cu129",
+    example="--model-path Qwen/Qwen3-8B --linear-attn-prefill-backend flashinfer",
+    near_miss="--model-path Qwen/Qwen3-8B --linear-attn-prefill-backend triton",
+    note="Name the GPU with its CUDA toolkit, as SGLang's image tags spell it (`--gpu b200-cu129`, "
+    "`--gpu b200-cu130`), for autofix to check this.",
 )
