@@ -13,6 +13,12 @@ from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
 from ._common import gpu, served
+from .elastic_ep import BEFORE_GRAPHS_PASS, _elastic_refusal
+
+# A primary elastic EP scale-up deployment (elastic_ep.py's), with no prefill CUDA graph.
+_SCALE_UP_GRAPHS = ("--model-path Qwen/Qwen3-8B --tp-size 2 --dp-size 2 --enable-dp-attention --enable-dp-lm-head "
+                    "--ep-size 2 --moe-a2a-backend nixl --elastic-ep-backend mooncake --max-ep-size 4 "
+                    "--load-balance-method round_robin --cuda-graph-backend-prefill disabled")
 
 rule(
     code="SGL992",
@@ -99,4 +105,42 @@ rule(
     near_miss="--model-path Qwen/Qwen3-8B --linear-attn-prefill-backend triton",
     note="Name the GPU with its CUDA toolkit, as SGLang's image tags spell it (`--gpu b200-cu129`, "
     "`--gpu b200-cu130`), for autofix to check this.",
+)
+
+# -- handle_elastic_ep: recapturing the decode CUDA graph on scale-up (parallel_hook.py) -------
+# Elastic EP scale-up with a full decode CUDA graph recaptures it as ranks join, on CUDA only.
+# The device is the launch's `--device`, else the GPU's; the judge confirms Intel XPU's.
+
+
+def _graphs_full_decode(cuda_graph_config: object, disable: object, decode: object, prefill: object,
+                        disable_prefill: object) -> bool:
+    """The launch asks a full decode graph and no prefill graph itself (the resolution keeps both)."""
+    if cuda_graph_config is not None:
+        raise Unresolvable("--cuda-graph-config is read by SGLang's own parser")
+    return not disable and decode == "full" and (prefill == "disabled" or (prefill is None and bool(disable_prefill)))
+
+
+def _device_of(cfg, device: object) -> str:  # noqa: ANN001 (it reads the GPU when --device is unset)
+    found = str(device).split(":", 1)[0] if device is not None else gpu(cfg).device
+    if found not in ("cuda", "xpu"):
+        raise Unresolvable("whether the decode graph stays on is not known for this device")
+    return found
+
+
+rule(
+    code="SGL995",
+    name="elastic-ep-decode-graph-recapture-off-cuda",
+    errors="edb855299a05",
+    when=lambda cfg: cfg.elastic_ep_backend is not None and cfg.max_ep_size is not None
+    and _graphs_full_decode(cfg.cuda_graph_config, cfg.disable_cuda_graph, cfg.cuda_graph_backend_decode,
+                            cfg.cuda_graph_backend_prefill, cfg.get("disable_prefill_cuda_graph", False))
+    and _device_of(cfg, cfg.device) != "cuda" and served(cfg.model_path)
+    and _elastic_refusal(cfg, upto_graphs=True) == BEFORE_GRAPHS_PASS,
+    at=("cuda_graph_backend_decode", "device"),
+    message=lambda cfg: "elastic EP scale-up recaptures the full decode CUDA graph on CUDA only, not on "
+    f"`{_device_of(cfg, cfg.device)}`",
+    fix=set_("cuda_graph_backend_decode", "disabled"),
+    gpu="max-1550",
+    example=_SCALE_UP_GRAPHS + " --cuda-graph-backend-decode full",
+    near_miss=_SCALE_UP_GRAPHS + " --cuda-graph-backend-decode disabled",
 )
