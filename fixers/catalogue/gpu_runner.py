@@ -1,7 +1,9 @@
-"""Catalogue rules: what SGLang checks of the device a launch's memory and model run on: the
-CPU graph's batch sizes (`handle_gpu_memory_settings` in `memory_hook.py`), and the GPU as the
-model runner loads the model (`maybe_downgrade_dtype_for_legacy_gpu` in
-`model_runner_components/load_model_utils.py`).
+"""Catalogue rules: what SGLang checks of the device and GPU a launch runs on beyond its attention
+backends: the CPU graph's batch sizes (`handle_gpu_memory_settings` in `memory_hook.py`), the
+GPU as the model runner loads the model (`maybe_downgrade_dtype_for_legacy_gpu` in
+`model_runner_components/load_model_utils.py`), the CUDA toolkit FlashInfer's GDN prefill
+needs (`handle_linear_attn_backend`), and the CUDA-only paths of elastic EP's graph recapture
+(`handle_elastic_ep`) and DSA KV sharding (`validate_kv_shard_attention_backend`).
 
 They run only when the GPU is known (`--gpu`); the judge answers SGLang's device probes as
 that GPU would.
@@ -14,6 +16,7 @@ from autofix.rules import remove, rule, set_
 
 from ._common import gpu, served
 from .elastic_ep import BEFORE_GRAPHS_PASS, _elastic_refusal
+from .kv_shard import _deepseek
 
 # A primary elastic EP scale-up deployment (elastic_ep.py's), with no prefill CUDA graph.
 _SCALE_UP_GRAPHS = ("--model-path Qwen/Qwen3-8B --tp-size 2 --dp-size 2 --enable-dp-attention --enable-dp-lm-head "
@@ -143,4 +146,32 @@ rule(
     gpu="max-1550",
     example=_SCALE_UP_GRAPHS + " --cuda-graph-backend-decode full",
     near_miss=_SCALE_UP_GRAPHS + " --cuda-graph-backend-decode disabled",
+)
+
+# -- validate_kv_shard_attention_backend (kv_shard_hook.py) ----------------------------------
+# KV cache sharding with the dsa prefill backend shards DeepSeek sparse attention's KV over
+# prefill context parallelism, on CUDA. A DeepSeek-V2/V3 model keeps the backend as written.
+
+
+def _dsa_shard_layout_missing(enable_prefill_cp: object, attn_cp_size: object, cp_strategy: object,
+                              pp_size: object) -> bool:
+    return not enable_prefill_cp or attn_cp_size <= 1 or cp_strategy != "interleave" or pp_size != 1
+
+
+rule(
+    code="SGL997",
+    name="dsa-kv-sharding-without-cuda-interleave-prefill-cp",
+    errors="86683d29cb9f",
+    when=lambda cfg: cfg.enable_kv_cache_sharding and served(cfg.model_path) and _deepseek(cfg.model)
+    and (cfg.prefill_attention_backend or cfg.attention_backend) == "dsa"
+    and (_dsa_shard_layout_missing(cfg.enable_prefill_cp, cfg.attn_cp_size, cfg.cp_strategy, cfg.pp_size)
+         or _device_of(cfg, cfg.device) != "cuda"),
+    at=("prefill_attention_backend", "attention_backend", "enable_kv_cache_sharding"),
+    message="`--enable-kv-cache-sharding` with the dsa prefill backend needs CUDA, prefill context parallelism "
+    "over the interleave strategy (`--enable-prefill-cp --attn-cp-size` above 1 `--cp-strategy interleave`) "
+    "and `--pp-size 1`",
+    example="--model-path deepseek-ai/DeepSeek-V2-Lite --tp-size 2 --disaggregation-mode prefill "
+    "--attention-backend dsa --disable-radix-cache --enable-kv-cache-sharding",
+    near_miss="--model-path deepseek-ai/DeepSeek-V2-Lite --tp-size 2 --disaggregation-mode prefill "
+    "--attention-backend trtllm_mla --disable-radix-cache --enable-kv-cache-sharding",
 )

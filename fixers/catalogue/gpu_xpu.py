@@ -102,6 +102,28 @@ rule(
 )
 
 rule(
+    code="SGL996",
+    name="xpu-decode-context-parallel-gqa-group-too-large",
+    errors="02669019fce4",
+    when=lambda cfg: served(cfg.model_path)
+    and _xpu_dcp(cfg, cfg.dcp_size, cfg.attention_backend, cfg.prefill_attention_backend,
+                 cfg.decode_attention_backend)
+    and cfg.tp_size % cfg.dcp_size == 0 and _kv_layout_held(cfg, cfg.tp_size, cfg.dcp_size)
+    and _q_group(cfg, cfg.tp_size, cfg.dcp_size, cfg.dp_size if cfg.enable_dp_attention else 1,
+                 cfg.attn_cp_size) > _XPU_MAX_Q_GROUP,
+    at="dcp_size",
+    message=lambda cfg: f"`--dcp-size {cfg.dcp_size}` gives the intel_xpu decode kernel on {gpu(cfg).label} a GQA "
+    f"group of {_q_group(cfg, cfg.tp_size, cfg.dcp_size, cfg.dp_size if cfg.enable_dp_attention else 1, cfg.attn_cp_size)}"
+    f", above the {_XPU_MAX_Q_GROUP} it is built for; use a smaller `--dcp-size` or a larger `--tp-size`",
+    fix=remove("dcp_size"),
+    gpu="max-1550",
+    example="--model-path Qwen/Qwen3-8B --tp 256 --dcp-size 32" + _XPU,
+    near_miss="--model-path Qwen/Qwen3-8B --tp 256 --dcp-size 16" + _XPU,
+    note="The group is the query heads of an attention-TP rank times `--dcp-size`, over the KV heads a rank "
+    "holds; the rule reads the heads from the model's config.json.",
+)
+
+rule(
     code="SGL986",
     name="xpu-decode-context-parallel-with-speculative-decoding",
     errors="148f337d79b6",
