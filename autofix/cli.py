@@ -59,7 +59,7 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--stdin-filename", help="The name of the file read from stdin ('-').")
 @click.option("--fetch-model-config", is_flag=True, help="Ask the Hugging Face Hub for the config.json of a "
               "model the local cache lacks (needs huggingface_hub; honours HF_ENDPOINT and HF_HUB_OFFLINE).")
-@click.option("--gpu", metavar="NAME", help="The GPU the launches run on (h100, b200, mi300x, ...); enables GPU rules.")
+@click.option("--gpu", metavar="NAME", help="The GPU the launches run on (h100, b200, mi300x, ...; b200-cu129 names its CUDA toolkit too); enables GPU rules.")
 @click.option("--from-log", metavar="FILE", help="Name the fixers for the errors in an SGLang log ('-': stdin); "
               "with PATHS, check them with those fixers only.")
 @click.option("--no-cache", is_flag=True, help="Read and write no cache (also AUTOFIX_NO_CACHE=1).")

@@ -188,6 +188,7 @@ import logging  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import textwrap  # noqa: E402
+import unittest.mock  # noqa: E402
 from typing import Any, Callable, Iterator  # noqa: E402
 
 KIMI_K3 = "KimiK3ForConditionalGeneration"
@@ -270,6 +271,15 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
         "is_sm90": False, "is_sm100": False, "is_sm100_or_sm110": False, "is_sm120": True, "is_blackwell": True,
         "device_sm": 120, "device_capability": (12, 0),
     },
+    # v100: Volta (SM70), below the SM75 SGLang's model runner needs.
+    "v100": {
+        "get_device_memory_capacity": 32 * 1024,
+        "is_sm90_supported": False, "is_sm100_supported": False, "is_sm100_or_sm110_supported": False,
+        "is_blackwell_supported": False, "is_hopper_with_cuda_12_3": False, "is_flashinfer_available": False,
+        "get_device_sm": 70, "get_device_capability": (7, 0), "get_device_name": "Tesla V100-SXM2-32GB",
+        "is_sm90": False, "is_sm100": False, "is_sm100_or_sm110": False, "is_blackwell": False,
+        "has_flashinfer": False, "device_sm": 70, "device_capability": (7, 0),
+    },
     # xpu, npu, musa: an Intel GPU, an Ascend NPU, a Moore Threads GPU (their platforms' probes).
     "xpu": {
         "get_device_memory_capacity": 64 * 1024,
@@ -320,9 +330,16 @@ _PROFILE_CHANGES: dict[str, dict[str, Any]] = {
 _PROFILE_DEVICE = {"xpu": "xpu", "npu": "npu", "musa": "musa", "mps": "mps"}
 
 
+def cuda_toolkit(gpu: str | None) -> tuple[str, str | None]:
+    """A profile name split into the machine and the CUDA toolkit it names, as SGLang's image tags
+    spell it (`b200-cu129`: a B200 with CUDA 12.9); None: the CPU torch's (no CUDA version)."""
+    match = re.fullmatch(r"(.+)-cu(\d\d)(\d)", gpu or "")
+    return (match[1], f"{match[2]}.{match[3]}") if match else (gpu or "b200", None)
+
+
 def profile(gpu: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """(probe answers, platform answers) for a GPU profile name (None: b200)."""
-    changes = _PROFILE_CHANGES[gpu or "b200"]
+    changes = _PROFILE_CHANGES[cuda_toolkit(gpu)[0]]
     probes = {k: changes.get(k, v) for k, v in BLACKWELL_PROBES.items()}
     platform = {k: changes.get(k, v) for k, v in BLACKWELL_PLATFORM.items()}
     return probes, platform
@@ -711,7 +728,7 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
     import torch
 
     stack = contextlib.ExitStack()
-    stack.enter_context(cuda_kernels(bool(probes["is_cuda"])))
+    stack.enter_context(cuda_kernels(_has_kernel_packages(probes)))
     major_minor = probes["get_device_capability"]
     patch(torch.cuda, "is_available", lambda: bool(probes["is_cuda"] or probes["is_hip"]))
     patch(torch.cuda, "get_device_capability", lambda *a, **k: major_minor)
@@ -719,6 +736,9 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
     patch(torch.cuda, "device_count", lambda: 8)
     memory = probes["get_device_memory_capacity"] * 1024 * 1024
     patch(torch.cuda, "mem_get_info", lambda *a, **k: (memory, memory))
+    toolkit = cuda_toolkit(gpu)[1]
+    if toolkit is not None:
+        patch(torch.version, "cuda", toolkit)
     try:
         yield
     finally:
@@ -728,6 +748,12 @@ def machine(modules: list[types.ModuleType], gpu: str | None = None) -> Iterator
             override.restore()
         for obj, name, value in reversed(saved):
             setattr(obj, name, value)
+
+
+def _has_kernel_packages(probes: dict[str, Any]) -> bool:
+    """Whether the machine has SGLang's kernel packages: an NVIDIA GPU, and an Intel XPU (whose
+    sgl-kernel-xpu is imported as sgl_kernel: layers/moe/topk.py takes topk_softmax from it)."""
+    return bool(probes["is_cuda"] or probes["is_xpu"])
 
 
 def _cuda_quantization_methods(cuda: bool) -> Callable[[], None]:
@@ -1238,6 +1264,20 @@ def _parameters(function: Callable) -> tuple[str, ...]:
     return tuple(p.name for p in found if p.default is inspect.Parameter.empty)
 
 
+def _step_arguments(function: Callable, record: Any, model: Any) -> tuple[Any, ...]:
+    """What SGLang passes a step besides the arguments: a model override the checkpoint's config;
+    the memory handler of 0.5.17-0.5.19 the GPU's memory (`get_device_memory_capacity(device)`,
+    answered by the machine profile)."""
+    needed = _parameters(function)
+    if "hf_config" in needed:
+        return (model.hf_config,)
+    if "gpu_mem" in needed:
+        from sglang.srt.utils import common
+
+        return (common.get_device_memory_capacity(record.device),)
+    return ()
+
+
 def _first_parameter(function: Callable) -> str | None:
     try:
         return next(iter(inspect.signature(function).parameters), None)
@@ -1366,8 +1406,7 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
                         vars(record).update(declared)  # 0.5.17/0.5.18 handlers read the fields
             else:
                 # Model overrides take the checkpoint's config too: the stand-in's.
-                takes_config = "hf_config" in _parameters(function)
-                declared = function(record, model.hf_config) if takes_config else function(record)
+                declared = function(record, *_step_arguments(function, record, model))
                 if isinstance(declared, dict):
                     _declare(record, step.qualname, declared)
             if not hasattr(type(record), "resolve_once"):
@@ -1389,6 +1428,8 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
         # A case that names its GPU meets the backend creators' checks of it too.
         if case.get("gpu") is not None:
             funcs.hardware_guard(view, _is_mla(architecture or "LlamaForCausalLM", _hints(True)))
+        if case.get("gpu") is not None and view.device == "cuda":
+            legacy_gpu_check(model, record)
         if folder is not None:
             model_runner_checks(model, view)
     except Exception as exc:  # AssertionError, ValueError, NotImplementedError ...
@@ -1422,6 +1463,29 @@ def provider_applies(step: RuleFunction, model: Any) -> bool:
         return True
     architecture = (getattr(model.hf_config, "architectures", None) or [None])[0]
     return architecture in registered or any(test(architecture) for test in tests if architecture is not None)
+
+
+def legacy_gpu_check(model: Any, record: Any) -> None:
+    """What the model runner checks of a CUDA GPU as it loads the model
+    (`maybe_downgrade_dtype_for_legacy_gpu`): below SM80 it serves float16, below SM75 it refuses."""
+    import torch
+
+    if torch.cuda.get_device_capability()[0] >= 8:
+        return
+    from sglang.srt.model_executor.model_runner_components import load_model_utils
+
+    check = load_model_utils.maybe_downgrade_dtype_for_legacy_gpu
+    kwargs = {"model_config": model, "server_args": record}
+    overrides = importlib.import_module("sglang.srt.arg_groups.overrides")
+    with contextlib.ExitStack() as stack:
+        # Where it records the float16 fallback (the runner's context) is not set up here.
+        if hasattr(load_model_utils, "get_context"):
+            recorder = types.SimpleNamespace(override=lambda *a, **k: None)
+            stack.enter_context(unittest.mock.patch.object(load_model_utils, "get_context", lambda: recorder))
+        if hasattr(overrides, "declare_load_time_override"):
+            stack.enter_context(unittest.mock.patch.object(overrides, "declare_load_time_override",
+                                                           lambda *a, **k: None))
+        check(**{k: v for k, v in kwargs.items() if k in inspect.signature(check).parameters})
 
 
 def model_runner_checks(model: Any, view: Any) -> None:

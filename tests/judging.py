@@ -126,9 +126,12 @@ def oracle_profile(gpu_name: str | None) -> str | None:
         return "mi300x"
     if not gpu.is_cuda:
         return gpu.device  # xpu, npu, musa
+    if gpu.sm == 70:
+        return "v100"
     profiles = {9: "h100", 10: "b200", 8: "a100", 12: "rtx5090"}
     if gpu.sm is not None and gpu.sm // 10 in profiles:
-        return profiles[gpu.sm // 10]
+        toolkit = f"-cu{gpu.cuda[0]}{gpu.cuda[1]}" if gpu.cuda is not None else ""
+        return profiles[gpu.sm // 10] + toolkit
     raise ValueError(f"no oracle profile answers for {gpu.label}")
 
 

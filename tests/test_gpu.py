@@ -57,6 +57,26 @@ def test_what_sglang_probes_sees() -> None:
     assert h100.label == "H100 (SM90)" and mi300x.label == "MI300X (gfx942)"
 
 
+@pytest.mark.parametrize(
+    ("name", "expected", "cuda"),
+    [
+        ("b200-cu129", "b200", (12, 9)),
+        ("B200-cu130", "b200", (13, 0)),
+        ("h100-sxm-cu126", "h100", (12, 6)),
+        ("NVIDIA GB300 cu130", "gb300", (13, 0)),
+        ("h100", "h100", None),
+    ],
+)
+def test_a_name_may_carry_the_cuda_toolkit(name: str, expected: str, cuda: tuple[int, int] | None) -> None:
+    gpu = gpu_named(name)
+    assert gpu is not None and (gpu.name, gpu.cuda) == (expected, cuda)
+
+
+def test_the_cuda_toolkit_is_named_for_nvidia_gpus_only() -> None:
+    assert gpu_named("mi300x-cu129") is None and gpu_named("max-1550-cu129") is None
+    assert gpu_named("b200-cu129").label == "B200 (SM100, CUDA 12.9)"
+
+
 def test_every_entry_has_a_vendor_and_an_architecture() -> None:
     # NVIDIA GPUs by compute capability, AMD ones by gfx target, the others by their platform alone.
     kinds = {("nvidia", True, False), ("amd", False, True), ("intel", False, False), ("ascend", False, False),

@@ -51,6 +51,18 @@ EXPECTED = {
         architecture="MixtralForCausalLM", model_type="mixtral", num_attention_heads=32, num_key_value_heads=8,
         head_dim=128, hidden_size=4096, intermediate_size=14336, moe_intermediate_size=14336, num_experts=8,
         quantization=None, context_length=32768),
+    "LGAI-EXAONE--EXAONE-4.0-32B": dict(
+        architecture="Exaone4ForCausalLM", model_type="exaone4", num_attention_heads=40, num_key_value_heads=8,
+        head_dim=128, v_head_dim=128, hidden_size=5120, num_experts=None, quantization=None,
+        context_length=131072, sliding_window_pattern="LLLG"),  # llama3 rope scaling: no factor
+    "meta-llama--Llama-3.2-90B-Vision-Instruct": dict(
+        architecture="MllamaForConditionalGeneration", model_type="mllama", num_attention_heads=64,
+        num_key_value_heads=8, head_dim=128, v_head_dim=128, hidden_size=8192, quantization=None,
+        context_length=131072, sliding_window_pattern=None),  # the shapes are text_config's
+    "Qwen--Qwen2.5-VL-7B-Instruct": dict(
+        architecture="Qwen2_5_VLForConditionalGeneration", model_type="qwen2_5_vl", num_attention_heads=28,
+        num_key_value_heads=4, head_dim=128, v_head_dim=128, hidden_size=3584, quantization=None,
+        context_length=128000),
 }
 
 

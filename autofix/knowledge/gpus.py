@@ -15,12 +15,15 @@ known by vendor, which is what their probes answer (`is_xpu`, `is_npu`,
 `is_musa`): Intel's Data Center GPU Max (1550, 1100) and Arc (B580, A770) GPUs
 (XPU), Huawei's Ascend 910B and 910C (NPU), Moore Threads' MTT S3000 and S4000
 (MUSA).
+
+A name may end in the CUDA toolkit SGLang runs with, spelled as SGLang's image tags spell it
+(`b200-cu129`: CUDA 12.9, `gb300-cu130`: CUDA 13.0); without one the CUDA version is unknown.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = ["GPUS", "Gpu", "gpu_named"]
 
@@ -31,6 +34,7 @@ class Gpu:
     vendor: str  # "nvidia", "amd", "intel" (XPU), "ascend" (NPU) or "mthreads" (MUSA)
     sm: int | None = None  # NVIDIA compute capability as major*10+minor (90, 100, 103, 120)
     arch: str | None = None  # AMD gfx target
+    cuda: tuple[int, int] | None = None  # the CUDA toolkit (torch.version.cuda), when named
 
     @property
     def is_cuda(self) -> bool:
@@ -80,6 +84,8 @@ class Gpu:
     def label(self) -> str:
         """How messages name the GPU: `H100 (SM90)`, `MI300X (gfx942)`, `MAX-1550 (XPU)`."""
         detail = f"SM{self.sm}" if self.sm is not None else self.arch or self.device.upper()
+        if self.cuda is not None:
+            detail += f", CUDA {self.cuda[0]}.{self.cuda[1]}"
         return f"{self.name.upper()} ({detail})"
 
 
@@ -121,6 +127,7 @@ _ALIASES = {
 }
 _VENDOR = re.compile(r"^(?:nvidia|amd|instinct|geforce|tesla|intel|data-center-gpu|huawei|moore-threads)-+")
 _SPACED_RTX = re.compile(r"^rtx-(\d{4})\b")
+_CUDA_TAG = re.compile(r"-cu(\d{2})(\d)$")  # SGLang's image tags: cu126, cu129, cu130
 
 
 def gpu_named(name: str) -> Gpu | None:
@@ -136,6 +143,10 @@ def gpu_named(name: str) -> Gpu | None:
             break
         key = stripped
     key = _SPACED_RTX.sub(r"rtx\1", key)  # "RTX 5090" -> rtx5090; "RTX PRO 6000" stays
+    tag = _CUDA_TAG.search(key)
+    if tag is not None:
+        found = gpu_named(key[: tag.start()])
+        return replace(found, cuda=(int(tag[1]), int(tag[2]))) if found is not None and found.is_cuda else None
     while key:
         key = _ALIASES.get(key, key)
         if key in GPUS:

@@ -63,6 +63,10 @@ class ModelFacts:
     each of them); architecture is the first.
     index_topk: the top-level config's `index_topk`, which `is_deepseek_dsa` reads (`_hf_attr`) to
     tell a DeepSeek Sparse Attention checkpoint; see `dsa`.
+    v_head_dim: the config's v_head_dim, else (absent or 0) head_dim, as the generic branch of
+    `_derive_model_shapes` reads it; None where head_dim is.
+    sliding_window_pattern: the text config's sliding_window_pattern (EXAONE 4's `LLLG`), as
+    SGLang's model hooks test it against None; None when the config holds none.
     """
 
     source: str | None
@@ -82,6 +86,8 @@ class ModelFacts:
     context_length: int | None = None
     architectures: tuple[str, ...] | None = None
     index_topk: int | None = None
+    v_head_dim: int | None = None
+    sliding_window_pattern: str | int | None = None
 
 
 def derive(config: Mapping, source: str) -> ModelFacts:
@@ -96,13 +102,14 @@ def derive(config: Mapping, source: str) -> ModelFacts:
     if moe_intermediate is None and architecture in EXPERTS_USE_INTERMEDIATE_SIZE:
         moe_intermediate = intermediate
     use_mla = text.get("use_mla")
+    head_dim = None if kv_lora_rank is not None else _head_dim(text, hidden, heads)
     return ModelFacts(
         source=source,
         architecture=architecture,
         model_type=_str(config, "model_type"),
         num_attention_heads=heads,
         num_key_value_heads=_kv_heads(config, text, heads),
-        head_dim=None if kv_lora_rank is not None else _head_dim(text, hidden, heads),
+        head_dim=head_dim,
         kv_lora_rank=kv_lora_rank,
         qk_rope_head_dim=_int(text, "qk_rope_head_dim"),
         use_mla=use_mla if isinstance(use_mla, bool) else None,
@@ -114,6 +121,8 @@ def derive(config: Mapping, source: str) -> ModelFacts:
         context_length=context_length(text),
         architectures=_architectures(config),
         index_topk=_int(config, "index_topk"),
+        v_head_dim=_v_head_dim(text, head_dim),
+        sliding_window_pattern=_pattern(text.get("sliding_window_pattern")),
     )
 
 
@@ -271,6 +280,17 @@ def _architecture(config: Mapping) -> str | None:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _pattern(value: object) -> str | int | None:
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+def _v_head_dim(text: Mapping, head_dim: int | None) -> int | None:
+    value = text.get("v_head_dim")
+    if head_dim is None:
+        return None
+    return head_dim if value in (None, 0) else _int(text, "v_head_dim")
 
 
 def _int(mapping: Mapping, key: str) -> int | None:

@@ -83,9 +83,15 @@ def _load_balance_method(cfg) -> str:  # noqa: ANN001
     return method
 
 
-def _elastic_refusal(cfg) -> str | None:  # noqa: ANN001, C901, PLR0911, PLR0912
+# What _elastic_refusal(cfg, upto_graphs=True) says of a scale-up launch that passes every
+# assert before the CUDA graph ones.
+BEFORE_GRAPHS_PASS = "graphs"
+
+
+def _elastic_refusal(cfg, upto_graphs: bool = False) -> str | None:  # noqa: ANN001, C901, PLR0911, PLR0912
     """The catalogue id of the first assert of handle_elastic_ep the launch fails
-    (`other` for one no rule here reports), or None when it passes them all."""
+    (`other` for one no rule here reports), or None when it passes them all; with upto_graphs,
+    BEFORE_GRAPHS_PASS for a scale-up launch that reaches the CUDA graph asserts."""
     release = _release(cfg)
     backend = cfg.elastic_ep_backend  # `none` is a string here, not None
     mode = cfg.ep_join_mode
@@ -128,10 +134,10 @@ def _elastic_refusal(cfg) -> str | None:  # noqa: ANN001, C901, PLR0911, PLR0912
         return "3017e200acc5"
     if not scaling:
         return None
-    return _scale_up_refusal(cfg, release, mode, tp, max_ep_size, initial, offset)
+    return _scale_up_refusal(cfg, release, mode, tp, max_ep_size, initial, offset, upto_graphs)
 
 
-def _scale_up_refusal(cfg, release, mode, tp, max_ep_size, initial, offset) -> str | None:  # noqa: ANN001, C901, PLR0911, PLR0912, PLR0913
+def _scale_up_refusal(cfg, release, mode, tp, max_ep_size, initial, offset, upto_graphs=False) -> str | None:  # noqa: ANN001, C901, PLR0911, PLR0912, PLR0913
     """The scale-up block of handle_elastic_ep (`--max-ep-size` above `--tp-size`)."""
     attn_tp = None
     if release >= (0, 5, 23):
@@ -178,6 +184,8 @@ def _scale_up_refusal(cfg, release, mode, tp, max_ep_size, initial, offset) -> s
         return "b57ecae48fda"
     if attn_tp is not None and attn_tp % cfg.dcp_size:
         return "24fde7be79cf"
+    if upto_graphs:
+        return BEFORE_GRAPHS_PASS
     # Both CUDA graph phases off (0.5.17-0.5.20 need that; later ones the prefill graph off and
     # the decode one off or full), and past the checks of a full decode graph's recapture.
     _graphs_off(cfg)
