@@ -237,6 +237,11 @@ def test_a_launch_split_across_a_script_and_its_config_file_is_fixed_with_one_wo
         # Editing the config file checks again the script that reads it.
         s.change(config_uri, "attention-backend: flashinfer\ntp-size: 8\n")
         assert await s.diagnostics(uri, 1) == []
+        # Closed, the config file is read from the disk again.
+        (tmp_path / "cfg.yaml").write_text("attention-backend: tokenspeed_mla\n")
+        s.client.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=config_uri)))
+        assert [d.code for d in await s.diagnostics(uri, 1)] == ["SGL001"]
 
     run_session(tmp_path, body)
 
@@ -302,3 +307,35 @@ def test_a_file_named_server_is_checked_as_dot_slash_server(tmp_path: Path, monk
     monkeypatch.chdir(tmp_path)
     done = CliRunner().invoke(main, ["--no-cache", "./server"])
     assert done.exit_code == 1 and "SGL001" in done.output
+
+
+PREFIX = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 4 --pp 2\n"  # an unsafe fix only
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe-only", "unsafe-fixes-asked"])
+def test_unsafe_fixes_are_offered_one_by_one_and_fixed_all_only_when_asked(tmp_path: Path, unsafe: bool) -> None:
+    async def body(s: Session) -> None:
+        uri = s.open("launch.sh", BAD + PREFIX)
+        by_line = {d.range.start.line: d for d in await s.diagnostics(uri, 1)}
+        assert sorted(by_line) == [0, 1]
+        [rename] = [a for a in await s.actions(uri, by_line[1].range, [by_line[1]], only=[types.CodeActionKind.QuickFix])
+                    if not a.title.startswith("Disable")]
+        assert rename.title.endswith(", unsafe fix)") and not rename.is_preferred
+        assert list(s.apply(rename.edit).values()) == [BAD + PREFIX.replace("--pp 2", "--pp-size 2")]  # type: ignore[arg-type]
+        everything = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=2, character=0))
+        [fix_all] = await s.actions(uri, everything, [], only=[FIX_ALL])
+        fixed_prefix = PREFIX.replace("--pp 2", "--pp-size 2") if unsafe else PREFIX
+        assert list(s.apply(fix_all.edit).values()) == [FIXED + fixed_prefix]  # type: ignore[arg-type]
+
+    run_session(tmp_path, body, {"unsafeFixes": True} if unsafe else None)
+
+
+def test_a_config_file_opened_alone_is_checked_through_the_scripts_on_disk_that_read_it(tmp_path: Path) -> None:
+    (tmp_path / "launch.sh").write_text("python -m sglang.launch_server --config cfg.yaml --model-path Qwen/Qwen3-8B\n")
+
+    async def body(s: Session) -> None:
+        config_uri = s.open("cfg.yaml", "model-path: Qwen/Qwen3-8B\ntp_size: 2\n", "yaml")
+        [found] = await s.diagnostics(config_uri, 1)
+        assert (found.code, found.range.start.line) == ("SGL120", 1)
+
+    run_session(tmp_path, body)

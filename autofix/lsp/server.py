@@ -118,10 +118,10 @@ class AutofixServer(LanguageServer):
                 self.readers.setdefault(entry.uri, set()).add(uri)
         for linked in checked.result.linked if checked is not None else ():
             self.readers.setdefault(_uri(Path(linked.name)), set()).add(uri)
-        for target in {uri, *touched, *(e.uri for e in entries)}:
-            self.publish(target)
-        if follow:
+        if follow:  # first, so what this file shows of the launches that read it is new too
             self._follow(uri, document, path)
+        for target in sorted({uri, *touched, *(e.uri for e in entries)}):
+            self.publish(target)
 
     def _follow(self, uri: str, document, path: Path) -> None:  # noqa: ANN001
         """A --config file changed: check again the buffers whose launches read it (or, the first time,
@@ -285,12 +285,15 @@ def make_server() -> AutofixServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: AutofixServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        # Its findings go, unless a buffer still open reads it (they are that buffer's findings).
+        # Its own findings go; those of the buffers still open that read it stay (checked again
+        # with the file on disk).
         touched = {e.uri for e in ls.entries.pop(uri, [])}
         ls.checks.pop(uri, None)
         for readers in ls.readers.values():
             readers.discard(uri)
-        for target in touched | {uri}:
+        for reader in sorted(ls.readers.get(uri, set()) & set(ls.workspace.text_documents)):
+            ls.refresh(reader, follow=False)
+        for target in sorted(touched | {uri}):
             ls.publish(target)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
