@@ -339,3 +339,16 @@ def test_a_config_file_opened_alone_is_checked_through_the_scripts_on_disk_that_
         assert (found.code, found.range.start.line) == ("SGL120", 1)
 
     run_session(tmp_path, body)
+
+
+def test_positions_are_in_utf16_code_units(tmp_path: Path) -> None:
+    text = BAD.replace("deepseek-ai/DeepSeek-V3", "/models/\N{ROCKET}/DeepSeek-V3")  # one character, two units
+
+    async def body(s: Session) -> None:
+        uri = s.open("launch.sh", text)
+        [diagnostic] = await s.diagnostics(uri, 1)
+        assert diagnostic.range.start.character == text.index("--attention-backend") + 1
+        [fix] = [a for a in await s.actions(uri, diagnostic.range, [diagnostic]) if a.is_preferred]
+        assert list(s.apply(fix.edit).values()) == [text.rstrip("\n") + " --kv-cache-dtype fp8_e4m3\n"]  # type: ignore[arg-type]
+
+    run_session(tmp_path, body)

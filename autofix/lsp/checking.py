@@ -21,7 +21,7 @@ from autofix.formats import FORMATS, FormatSpec, detect
 from autofix.pipeline import Linked, Reported, Result, Settings, fix_text
 from autofix.source import Source, Span
 
-__all__ = ["Checked", "Checker", "Change", "explain", "minimal_edit", "spec_for"]
+__all__ = ["Change", "Checked", "Checker", "explain", "line_edits", "spec_for"]
 
 # An editor's language ids, for a buffer whose name says nothing (an untitled one).
 _LANGUAGES = {
@@ -68,14 +68,12 @@ class Checked:
     def linked_path(self, name: str | None) -> Path:
         return self.path if name is None else Path(name)
 
-    def changes(self, edits: Sequence[Edit]) -> list[Change]:
-        """The edits of one fix, spliced file by file."""
-        from autofix.edits import splice
-
-        by_file: dict[str | None, list[Edit]] = {}
+    def edits(self, edits: Sequence[Edit]) -> dict[str | None, list[tuple[Span, str]]]:
+        """The edits of one fix by file (None: the checked buffer), each a span of that file's text."""
+        by_file: dict[str | None, list[tuple[Span, str]]] = {}
         for edit in edits:
-            by_file.setdefault(edit.path, []).append(edit)
-        return [Change(name, self.texts[name], splice(self.texts[name], es)) for name, es in by_file.items()]
+            by_file.setdefault(edit.path, []).append((edit.span, edit.text))
+        return by_file
 
     def fix_all(self) -> list[Change]:
         """Every fix `--fix` would apply (unsafe ones only where the configuration asks for them)."""
@@ -180,17 +178,20 @@ class _BufferConfigReader:
         return Linked(str(path), Source(text))
 
 
-def minimal_edit(before: str, after: str) -> tuple[Span, str]:
-    """The one replacement that turns before into after: the span of before that changes, and its new text."""
-    start = 0
-    limit = min(len(before), len(after))
-    while start < limit and before[start] == after[start]:
-        start += 1
-    end_before, end_after = len(before), len(after)
-    while end_before > start and end_after > start and before[end_before - 1] == after[end_after - 1]:
-        end_before -= 1
-        end_after -= 1
-    return Span(start, end_before), after[start:end_after]
+def line_edits(before: str, after: str) -> list[tuple[Span, str]]:
+    """Replacements of whole lines that turn before into after: the spans of before that change, and
+    their new text (an editor keeps its cursor and folds where lines did not change)."""
+    import difflib
+
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    starts = [0]
+    for line in old:
+        starts.append(starts[-1] + len(line))
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag != "equal":
+            out.append((Span(starts[i1], starts[i2]), "".join(new[j1:j2])))
+    return out
 
 
 def explain(reported: Reported) -> str:

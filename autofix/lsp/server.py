@@ -20,9 +20,9 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from autofix.config import ConfigError, Overrides
 from autofix.edits import Applicability
-from autofix.lsp.checking import Change, Checked, Checker, explain, minimal_edit
+from autofix.lsp.checking import Change, Checked, Checker, explain, line_edits
 from autofix.pipeline import Reported
-from autofix.source import Source
+from autofix.source import Source, Span
 from autofix.suppressions import CODE as UNUSED_CODE
 
 __all__ = ["FIX_ALL", "AutofixServer", "serve"]
@@ -166,14 +166,20 @@ class AutofixServer(LanguageServer):
 
     # -- edits ----------------------------------------------------------------------------------
 
-    def workspace_edit(self, checked: Checked, origin: str, changes: list[Change]) -> types.WorkspaceEdit:
-        edits: dict[str, list[types.TextEdit]] = {}
-        for change in changes:
-            uri = origin if change.path is None else _uri(Path(change.path))
-            span, text = minimal_edit(change.before, change.after)
-            edits.setdefault(uri, []).append(
-                types.TextEdit(range=self.range(Source(change.before), span.start, span.end), new_text=text))
-        return types.WorkspaceEdit(changes=edits)
+    def workspace_edit(self, origin: str, texts: dict[str | None, str],
+                       by_file: dict[str | None, list[tuple[Span, str]]]) -> types.WorkspaceEdit:
+        """Edits of the checked buffer (None) and the files its launches read, as one workspace edit."""
+        changes: dict[str, list[types.TextEdit]] = {}
+        for name, edits in by_file.items():
+            source = Source(texts[name])
+            changes[origin if name is None else _uri(Path(name))] = [
+                types.TextEdit(range=self.range(source, span.start, span.end), new_text=text) for span, text in edits]
+        return types.WorkspaceEdit(changes=changes)
+
+    def changed(self, origin: str, changes: list[Change]) -> types.WorkspaceEdit:
+        """New texts of whole files, as edits of the lines that changed."""
+        texts = {c.path: c.before for c in changes}
+        return self.workspace_edit(origin, texts, {c.path: line_edits(c.before, c.after) for c in changes})
 
     def actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
@@ -189,7 +195,7 @@ class AutofixServer(LanguageServer):
             changes = checked.fix_all()
             if changes:
                 out.append(types.CodeAction(title="autofix: fix all", kind=FIX_ALL,
-                                            edit=self.workspace_edit(checked, uri, changes)))
+                                            edit=self.changed(uri, changes)))
         return out
 
     def _quick_fixes(self, entry: _Entry) -> list[types.CodeAction]:
@@ -202,12 +208,12 @@ class AutofixServer(LanguageServer):
             out.append(types.CodeAction(
                 title=f"{fix.title} ({r.fixer.code})" if safe else f"{fix.title} ({r.fixer.code}, unsafe fix)",
                 kind=types.CodeActionKind.QuickFix, diagnostics=diagnostic, is_preferred=safe,
-                edit=self.workspace_edit(checked, entry.origin, checked.changes(fix.edits))))
+                edit=self.workspace_edit(entry.origin, checked.texts, checked.edits(fix.edits))))
         disabled = checked.disable(r)
         if disabled is not None:
             out.append(types.CodeAction(
                 title=f"Disable {r.fixer.code} for this launch", kind=types.CodeActionKind.QuickFix,
-                diagnostics=diagnostic, edit=self.workspace_edit(checked, entry.origin, [disabled])))
+                diagnostics=diagnostic, edit=self.changed(entry.origin, [disabled])))
         return out
 
     def hover(self, params: types.HoverParams) -> types.Hover | None:
