@@ -26,7 +26,24 @@ def _codes(values: tuple[str, ...]) -> list[str]:
     return [w.strip() for v in values for w in v.split(",") if w.strip()]
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Command):
+    """The check, and `autofix server` (autofix.lsp): a first argument `server` is the subcommand
+    (a file of that name is checked as `./server`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args[:1] == ["server"]:
+            from autofix.lsp import command
+
+            ctx.exit(command.main(args[1:], prog_name=f"{ctx.info_name or 'autofix'} server", standalone_mode=False) or 0)
+        return super().parse_args(ctx, args)
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_paragraph()
+        formatter.write_text("`autofix server` runs the language server over stdio (pip install 'autofix[lsp]').")
+        super().format_epilog(ctx, formatter)
+
+
+@click.command(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--diff", "diff_mode", is_flag=True, help="Print the unified diff that --fix would apply; write nothing.")
 @click.option("--fix", "fix_mode", is_flag=True, help="Apply fixes in place.")
