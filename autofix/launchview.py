@@ -218,8 +218,9 @@ def _launch_text(path: str, launch: dict) -> list[str]:
     # The architecture and MLA always, the other facts where known.
     model = launch["model"]
     known = [(k, v) for k, v in model.items() if v is not None or k in ("architecture", "mla")]
-    # The architectures list only where it says more than its first entry.
+    # The architectures list and v_head_dim only where they say more than architecture and head_dim.
     known = [(k, v) for k, v in known if k != "architectures" or v != [model["architecture"]]]
+    known = [(k, v) for k, v in known if k != "v_head_dim" or v != model.get("head_dim")]
     out.append("  model: " + ", ".join(f"{k}={_value(v)}" for k, v in known))
     if launch["gpu"]:
         out.append(f"  gpu: {launch['gpu']}")
