@@ -16,8 +16,9 @@ null the text `None`, and anything else `str(value)`. So:
   accept no value;
 - a switch (store_true) takes a boolean, and only under a key the merger
   knows as a switch: its dest up to 0.5.22, any of its long spellings from
-  0.5.23 (`_config_keys`); its prefixes, and other zero-argument options,
-  accept no value;
+  0.5.23 (`_config_keys`); such a key spelled with underscores
+  (`enable_metrics`) takes `false` alone, which adds nothing; a switch's
+  prefixes, and other zero-argument options, accept no value;
 - an option with choices takes one of them (a number, or a boolean, that
   reads as one too); `int` and `float` options a number or a string that
   reads as one; text options any scalar or a mapping, but not null (the text
@@ -69,6 +70,13 @@ def schema(release: str) -> dict[str, object]:
             shortest = _shortest_unique_prefix(flag, long)
             if opt.takes_value and shortest < len(flag):
                 patterns[_prefix_pattern(flag[2:shortest], flag[shortest:])] = {"$ref": f"#/$defs/{opt.dest}"}
+        if opt.action in _NO_VALUE_ACTIONS:
+            for norm in sorted(_switch_keys(options, opt) - options.config_unsupported):
+                # `enable_metrics: false` adds nothing, so SGLang starts; `true` adds `--enable_metrics`,
+                # which argparse does not know.
+                properties.setdefault(norm, {"const": False, "description": (
+                    f"`{norm}: false` adds nothing; to turn the switch on write `{norm.replace('_', '-')}: true` "
+                    "(SGLang's options are spelled with dashes).")})
     for key in sorted(options.config_unsupported):
         properties.setdefault(key.replace("_", "-"), _refused(options, key.replace("_", "-")))
     return {
