@@ -18,7 +18,7 @@ from autofix import fixer as registry
 from autofix.config import ConfigError, Overrides, Resolver
 from autofix.knowledge.gpus import GPUS, gpu_named
 from autofix.knowledge.releases import checked_as, parse_release, unknown_release
-from autofix.run import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, Run, check_files, check_stdin, finish
+from autofix.run import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, Run, check_files, check_stdin, finish, report_to
 from autofix.suppressions import fixer_words
 
 
@@ -50,8 +50,9 @@ class _Main(click.Command):
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
 @click.option("--select", multiple=True, help="Comma-separated codes or slugs to run (default: all default fixers).")
 @click.option("--ignore", multiple=True, help="Comma-separated codes or slugs to skip.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "json-lines", "sarif", "github"]), default="text",
-              show_default=True, help="How findings are printed (json schema: docs/autofix-json.schema.json).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "json-lines", "sarif", "github", "gitlab", "junit"]),
+              default="text", show_default=True, help="How findings are printed (json schema: "
+              "docs/autofix-json.schema.json; gitlab: GitLab Code Quality; junit: JUnit XML).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour text and diffs; auto: on a terminal, unless NO_COLOR is set (FORCE_COLOR forces it).")
 @click.option("--sglang-version", help="The SGLang release the launches run on (default: detected).")
@@ -85,6 +86,18 @@ class _Main(click.Command):
               ".autofix_cache in the project root).")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default="0: one per core",
               help="Worker processes for a run of many files; the output is the same for any number.")
+@click.option("-e", "--exit-zero", is_flag=True, help="Exit 0 even when findings remain (2 still means an error).")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="With --fix, exit 1 when a file was changed, even if no "
+              "finding remains.")
+@click.option("--statistics", is_flag=True, help="Print how many findings each code has, and how many of them "
+              "--fix would fix, instead of the findings (--format text or json).")
+@click.option("--show-fixes", is_flag=True, help="With --fix, list the findings fixed, per file and code (on stderr).")
+@click.option("-o", "--output-file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the report (findings, statistics or diff) to this file instead of stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings (or the diff) and errors, nothing else: no "
+              "summary, notes, warnings or progress.")
+@click.option("--schema", "config_schema", is_flag=True, help="Print the JSON Schema of SGLang's --config YAML files "
+              "for --sglang-version (default: the newest release autofix knows), and exit.")
 @click.version_option(package_name="autofix")
 def main(
     paths: tuple[Path, ...],
@@ -112,6 +125,13 @@ def main(
     no_cache: bool,
     cache_dir: Path | None,
     jobs: int,
+    exit_zero: bool = False,
+    exit_non_zero_on_fix: bool = False,
+    statistics: bool = False,
+    show_fixes: bool = False,
+    output_file: Path | None = None,
+    quiet: bool = False,
+    config_schema: bool = False,
 ) -> None:
     """Find SGLang launches that SGLang would refuse to start, and fix them minimally."""
     _exit_on_sigterm()
@@ -121,9 +141,12 @@ def main(
         if unknown_release(sglang_version) and checked_as(sglang_version) == sglang_version:
             raise click.UsageError(f"--sglang-version: {unknown_release(sglang_version)}")
         if checked_as(sglang_version) != sglang_version:
-            click.echo(f"autofix: warning: SGLang {sglang_version} is newer than autofix knows; checked as "
-                       f"{checked_as(sglang_version)}", err=True)
+            if not quiet:
+                click.echo(f"autofix: warning: SGLang {sglang_version} is newer than autofix knows; checked as "
+                           f"{checked_as(sglang_version)}", err=True)
             sglang_version = checked_as(sglang_version)
+    if config_schema:
+        sys.exit(_schema(sglang_version))
     try:
         resolver = Resolver(config_file, Overrides(tuple(_codes(select)), tuple(_codes(extend_select)),
                                                    tuple(_codes(ignore)), sglang_version, unsafe_fixes, gpu,
@@ -163,6 +186,7 @@ def main(
         raise click.UsageError("--fetch-model-config needs huggingface_hub: pip install 'autofix[hub]'")
     if show_settings:
         sys.exit(_show_settings(resolver, list(paths) or [Path(".")], fmt))
+    _check_report_options(fmt, diff_mode, fix_mode, exit_zero, exit_non_zero_on_fix, statistics, show_fixes)
     if show_launches and (diff_mode or fix_mode or add_ignore):
         raise click.UsageError("--show-launches writes nothing: it cannot be combined with --diff, --fix or --add-ignore")
     release = sglang_version or config.sglang_version
@@ -170,6 +194,11 @@ def main(
         raise click.UsageError(f"--sglang-version: {unknown_release(release)}")
     run = Run("add-ignore" if add_ignore else "diff" if diff_mode else "fix" if fix_mode else "check", fmt)
     run.resolver, run.force_exclude = resolver, force_exclude
+    run.quiet, run.show_fixes, run.stdout = quiet, show_fixes, sys.stdout
+    if statistics:
+        from autofix.output.counts import Statistics
+
+        run.statistics = Statistics()
     if jobs == 0:
         from autofix.workers import available_cores
 
@@ -191,19 +220,47 @@ def main(
     unsafe = unsafe_fixes or config.unsafe_fixes
     run.fixers, run.unsafe, run.color = list(fixers), unsafe, color
     targets = list(paths) or [Path(".")]
-    if Path("-") in targets:
-        if len(targets) > 1:
-            raise click.UsageError("'-' (stdin) cannot be combined with other paths")
+    if Path("-") in targets and len(targets) > 1:
+        raise click.UsageError("'-' (stdin) cannot be combined with other paths")
+    with report_to(output_file):
         try:
-            check_stdin(run, stdin_filename or "-")
+            if Path("-") in targets:
+                check_stdin(run, stdin_filename or "-")
+            else:
+                check_files(run, targets)
         except ConfigError as exc:  # a configuration met on the way (nearer to a file than the first)
             run.error(str(exc))
-    else:
-        try:
-            check_files(run, targets)
-        except ConfigError as exc:
-            run.error(str(exc))
-    sys.exit(finish(run))
+        code = finish(run)
+    if exit_zero and code == EXIT_FINDINGS:
+        code = EXIT_CLEAN
+    elif exit_non_zero_on_fix and fix_mode and run.fixed_files and code == EXIT_CLEAN:
+        code = EXIT_FINDINGS
+    sys.exit(code)
+
+
+def _check_report_options(fmt: str, diff_mode: bool, fix_mode: bool, exit_zero: bool, exit_non_zero_on_fix: bool,
+                          statistics: bool, show_fixes: bool) -> None:
+    """The combinations of ruff's reporting options that say nothing, refused as ruff refuses them."""
+    if exit_zero and exit_non_zero_on_fix:
+        raise click.UsageError("--exit-zero and --exit-non-zero-on-fix are exclusive")
+    if statistics and diff_mode:
+        raise click.UsageError("--statistics cannot be combined with --diff")
+    if statistics and fmt not in ("text", "json"):
+        raise click.UsageError("--statistics prints --format text or json")
+    if show_fixes and diff_mode:
+        raise click.UsageError("--show-fixes cannot be combined with --diff (the diff shows the fixes)")
+
+
+def _schema(release: str | None) -> int:
+    """--schema: the JSON Schema of SGLang's --config files for release (default: the newest autofix knows)."""
+    from autofix import configschema
+    from autofix.knowledge.releases import RELEASES, release_of
+
+    chosen = release_of(release) if release is not None else RELEASES[-1]
+    if chosen is None or unknown_release(chosen):
+        raise click.UsageError(f"--sglang-version: {unknown_release(release or '')}")
+    click.echo(json.dumps(configschema.schema(chosen), indent=2))
+    return EXIT_CLEAN
 
 
 def _cache(off: bool, given: Path | None, config):  # noqa: ANN001, ANN202 - Config -> cache.Store | None

@@ -8,9 +8,12 @@ every write.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +22,7 @@ import click
 from autofix.config import Resolver
 from autofix.knowledge.gpus import Gpu
 
-__all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "Run", "check_files", "check_stdin", "finish"]
+__all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "Run", "check_files", "check_stdin", "finish", "report_to"]
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -53,6 +56,13 @@ class Run:
     gpu: Gpu | None = None  # --gpu, or `gpu` in [tool.autofix]
     jobs: int = 1  # worker processes for a large run (--jobs)
     cache: object = None  # autofix.cache.Store: the cache folder; None: --no-cache
+    quiet: bool = False  # --quiet: the findings (or the diff) and errors, no summary, notes or progress
+    statistics: object = None  # output.counts.Statistics with --statistics: counts printed instead of findings
+    show_fixes: bool = False  # --show-fixes: list what --fix fixed, on stderr
+    fixed_list: list = field(default_factory=list)  # (path, finding) fixed, for --show-fixes
+    kept: list = field(default_factory=list)  # (path, finding) for a format printed whole at the end (junit)
+    fingerprints: dict[str, int] = field(default_factory=dict)  # GitLab fingerprints given so far
+    stdout: object = None  # the real stdout when --output-file takes the report: stdin's --fix text goes there
 
     def first_time(self, r) -> bool:  # noqa: ANN001
         if r.path is None:
@@ -145,14 +155,16 @@ def check_files(run: Run, targets: list[Path]) -> None:
     turn = 0  # the position in alone of the next file left to parse
     from autofix.output.terminal import Progress
 
-    run.progress = Progress(len(paths))
+    run.progress = Progress(0 if run.quiet else len(paths))
     for number, (name, state) in enumerate(zip(paths, states)):
         run.progress.step(number, name)
         if state == _UNKNOWN:
-            click.echo(f"autofix: {name}: not a launch file autofix can read (skipped)", err=True)
+            if not run.quiet:
+                click.echo(f"autofix: {name}: not a launch file autofix can read (skipped)", err=True)
         elif state == _SKIPPED:
             _clear_progress(run)
-            click.echo(f"autofix: {name}: {said[number]} (skipped)", err=True)
+            if not run.quiet:
+                click.echo(f"autofix: {name}: {said[number]} (skipped)", err=True)
         elif number in readers:
             for reader in readers[number]:
                 if reader not in in_run:
@@ -246,8 +258,9 @@ def check_stdin(run: Run, name: str) -> None:
     else:
         result = _report(run, name, check(run.mode, name, prepared))
     if run.mode in ("fix", "add-ignore"):
-        sys.stdout.buffer.write(result.source.encode(result.text) if result else data)
-        sys.stdout.buffer.flush()
+        out = run.stdout or sys.stdout
+        out.buffer.write(result.source.encode(result.text) if result else data)  # type: ignore[attr-defined]
+        out.buffer.flush()  # type: ignore[attr-defined]
 
 
 def _add_ignore(run: Run, name, source, spec, settings):  # noqa: ANN001, ANN202
@@ -280,7 +293,7 @@ def _report(run: Run, name: str, outcome):  # noqa: ANN202, ANN001 - analysis.Ou
     for message, error in outcome.notes:
         if error:
             run.error(message)
-        else:
+        elif not run.quiet:
             _clear_progress(run)
             click.echo(f"autofix: {message}", err=True)
     result = outcome.result
@@ -308,6 +321,8 @@ def _report(run: Run, name: str, outcome):  # noqa: ANN202, ANN001 - analysis.Ou
     if run.mode == "fix":
         run.fixed += len(fixed)
         run.fixed_files += int(result.changed) + sum(f.changed for f in result.linked)
+        if run.show_fixes:
+            run.fixed_list.extend((r.path or name, r) for r in fixed)
         shown = remaining
     else:
         shown = findings
@@ -322,6 +337,10 @@ def _show(run: Run, name: str, shown, fixed, sources) -> None:  # noqa: ANN001
         return
     err = run.mode == "fix" and run.stdin
     _clear_progress(run)
+    if run.statistics is not None:
+        for r in shown:
+            run.statistics.add(r, run.unsafe)  # type: ignore[attr-defined]
+        return
     if run.fmt in ("json", "json-lines"):
         found = [_finding_json(name, r, sources) for r in [*shown, *fixed]]
         if run.fmt == "json":
@@ -340,6 +359,12 @@ def _show(run: Run, name: str, shown, fixed, sources) -> None:  # noqa: ANN001
 
         for r in shown:
             click.echo(github.annotation(r.path or name, r), err=err)
+    elif run.fmt == "gitlab":
+        from autofix.output import gitlab
+
+        run.json_out.extend(gitlab.issue(r.path or name, r, Path.cwd(), run.fingerprints) for r in shown)
+    elif run.fmt == "junit":
+        run.kept.extend((r.path or name, r) for r in shown)
     else:
         from autofix.output import terminal
 
@@ -391,13 +416,31 @@ def _finding_json(name: str, r, sources) -> dict[str, object]:  # noqa: ANN001
 def finish(run: Run) -> int:
     """Print what is printed once at the end; the exit code."""
     _clear_progress(run)
-    if run.fmt == "json" and run.mode != "diff":
+    if run.statistics is not None and run.mode != "diff":
+        stats = run.statistics.json() if run.fmt == "json" else run.statistics.text()  # type: ignore[attr-defined]
+        if stats:
+            click.echo(stats, err=run.mode == "fix" and run.stdin)
+    elif run.fmt == "json" and run.mode != "diff":
         out = json.dumps(run.json_out, indent=2)
         click.echo(out, err=run.mode == "fix" and run.stdin)
     elif run.fmt == "sarif" and run.mode != "diff":
         from autofix.output import sarif
 
         click.echo(sarif.log(run.fixers, run.json_out, Path.cwd()), err=run.mode == "fix" and run.stdin)
+    elif run.fmt == "gitlab" and run.mode != "diff":
+        from autofix.output import gitlab
+
+        click.echo(gitlab.report(run.json_out), err=run.mode == "fix" and run.stdin)
+    elif run.fmt == "junit" and run.mode != "diff":
+        from autofix.output import junit
+
+        click.echo(junit.report(run.kept), err=run.mode == "fix" and run.stdin)
+    if run.show_fixes and run.mode == "fix" and run.fixed_list:
+        from autofix.output.counts import fixes_text
+
+        click.echo(fixes_text(run.fixed_list), err=True)
+    if run.quiet or (run.mode != "diff" and run.fmt in ("json", "sarif", "gitlab", "junit")):
+        pass  # a machine format printed whole says it all
     elif run.mode == "diff":
         if run.diffs or run.remaining:
             click.echo(
@@ -409,7 +452,7 @@ def finish(run: Run) -> int:
     elif run.mode == "add-ignore":
         click.echo(f"Added {run.fixed} suppression comment(s) in {run.fixed_files} file(s); "
                    f"{run.remaining} finding(s) left.", err=True)
-    elif run.remaining and run.fmt == "text":
+    elif run.remaining and run.fmt == "text" and run.statistics is None:
         from autofix.output.terminal import Style, summary
 
         colour = _colour(run, err=False)
@@ -420,3 +463,16 @@ def finish(run: Run) -> int:
     if run.mode == "diff":
         return EXIT_FINDINGS if run.diffs else EXIT_CLEAN
     return EXIT_FINDINGS if run.remaining else EXIT_CLEAN
+
+
+@contextlib.contextmanager
+def report_to(path: Path | None) -> Iterator[None]:
+    """--output-file: what the run prints on stdout goes to path, written once the run ends."""
+    if path is None:
+        yield
+        return
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        yield
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(buffer.getvalue().encode())

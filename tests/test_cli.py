@@ -317,3 +317,105 @@ def test_fix_keeps_a_bom_and_a_missing_final_newline(tree: Path) -> None:
     script.write_bytes(b"\xef\xbb\xbf" + BAD.rstrip("\n").encode())
     assert invoke("--fix", "launch.sh").exit_code == 0
     assert script.read_bytes() == b"\xef\xbb\xbf" + FIXED.rstrip("\n").encode()
+
+
+# -- ruff's reporting options ---------------------------------------------------------------
+
+UNKNOWN_CHOICE = "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --attention-backend fa9\n"
+
+
+def test_exit_zero_keeps_the_report_and_the_error_exit(tree: Path) -> None:
+    write(tree / "launch.sh", BAD)
+    result = invoke("--exit-zero", "launch.sh")
+    assert result.exit_code == 0
+    assert "launch.sh:4:5: SGL001" in result.stdout
+    assert invoke("-e", "--diff", "launch.sh").exit_code == 0, "as ruff: --diff too"
+    assert invoke("-e", "launch.sh", "nowhere.sh").exit_code == 2, "a file that cannot be read is still an error"
+    assert invoke("--exit-zero", "--exit-non-zero-on-fix", "launch.sh").exit_code == 2
+
+
+def test_exit_non_zero_on_fix(tree: Path) -> None:
+    script = write(tree / "launch.sh", BAD)
+    result = invoke("--fix", "--exit-non-zero-on-fix", "launch.sh")
+    assert result.exit_code == 1
+    assert script.read_text() == FIXED
+    assert invoke("--fix", "--exit-non-zero-on-fix", "launch.sh").exit_code == 0, "nothing left to change"
+    assert invoke("--fix", "launch.sh").exit_code == 0
+
+
+def test_statistics_count_findings_per_code_with_fixable_counts(tree: Path) -> None:
+    write(tree / "a.sh", BAD)
+    write(tree / "b.sh", BAD)
+    write(tree / "c.sh", UNKNOWN_CHOICE)
+    write(tree / "d.sh", DISPLAY_ONLY)
+    result = invoke("--statistics", ".")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "3  SGL001  2 fixable  tokenspeed-mla-without-fp8-kv-cache",
+        "1  SGL100  0 fixable  invalid-choice",
+    ]
+    listed = json.loads(invoke("--statistics", "--format", "json", ".").stdout)
+    assert listed == [
+        {"code": "SGL001", "name": "tokenspeed-mla-without-fp8-kv-cache", "count": 3, "fixable": 2},
+        {"code": "SGL100", "name": "invalid-choice", "count": 1, "fixable": 0},
+    ]
+    after = invoke("--fix", "--statistics", ".")  # what remains
+    assert after.stdout.splitlines() == [
+        "1  SGL001  0 fixable  tokenspeed-mla-without-fp8-kv-cache",
+        "1  SGL100  0 fixable  invalid-choice",
+    ]
+    assert invoke("--statistics", "--diff", ".").exit_code == 2
+    assert invoke("--statistics", "--format", "sarif", ".").exit_code == 2
+
+
+def test_show_fixes_lists_what_fix_fixed(tree: Path) -> None:
+    write(tree / "a.sh", BAD)
+    write(tree / "d.sh", DISPLAY_ONLY)
+    result = invoke("--fix", "--show-fixes", ".")
+    assert result.exit_code == 1
+    assert "Fixed 1 finding(s):\n- a.sh:\n    1 × SGL001 (tokenspeed-mla-without-fp8-kv-cache)\n" in result.stderr
+    assert "d.sh:2:105: SGL001" in result.stdout, "what remains is reported as usual"
+    again = invoke("--fix", "--show-fixes", ".")
+    assert "finding(s):\n" not in again.stderr, "nothing fixed, nothing listed"
+    assert invoke("--show-fixes", "--diff", ".").exit_code == 2
+
+
+def test_output_file_takes_the_report(tree: Path) -> None:
+    write(tree / "launch.sh", BAD)
+    result = invoke("--output-file", "reports/autofix.json", "--format", "json", "launch.sh")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    (finding,) = json.loads((tree / "reports" / "autofix.json").read_text())
+    assert finding["code"] == "SGL001"
+    diff = invoke("-o", "patch.diff", "--diff", "launch.sh")
+    assert diff.exit_code == 1 and diff.stdout == ""
+    assert (tree / "patch.diff").read_text().startswith("--- a/launch.sh\n+++ b/launch.sh\n")
+    assert "1 fixable finding" in diff.stderr
+    # With stdin and --fix, the fixed text still goes to stdout and the report to the file.
+    fixed = invoke("-o", "left.txt", "--fix", "--stdin-filename", "launch.sh", "-", stdin=DISPLAY_ONLY)
+    assert fixed.stdout == DISPLAY_ONLY
+    assert (tree / "left.txt").read_text() == ""  # with --fix on stdin the findings go to stderr
+    assert "SGL001" in fixed.stderr
+
+
+def test_quiet_prints_the_findings_and_errors_only(tree: Path) -> None:
+    write(tree / "launch.sh", BAD)
+    write(tree / "notes.sh", "echo nothing to see\n")
+    loud = invoke("launch.sh")
+    assert "1 finding in 1 file" in loud.stdout
+    quiet = invoke("-q", "launch.sh", "nowhere.sh")
+    assert quiet.exit_code == 2
+    assert quiet.stdout.startswith("launch.sh:4:5: SGL001") and "1 finding in 1 file" not in quiet.stdout
+    assert quiet.stderr == "autofix: nowhere.sh: no such file or folder\n"
+    fixed = invoke("--quiet", "--fix", "launch.sh")
+    assert fixed.exit_code == 0 and fixed.stderr == "" and fixed.stdout == ""
+    newer = invoke("-q", "--sglang-version", "0.9.0", "notes.sh")
+    assert "newer than autofix knows" not in newer.stderr
+    assert "newer than autofix knows" in invoke("--sglang-version", "0.9.0", "notes.sh").stderr
+
+
+def test_reporting_options_are_in_the_help() -> None:
+    shown = invoke("--help").stdout
+    for option in ("--exit-zero", "--exit-non-zero-on-fix", "--statistics", "--show-fixes", "--output-file",
+                   "--quiet", "gitlab", "junit", "--schema"):
+        assert option in shown, option

@@ -270,10 +270,79 @@ def test_machine_formats_import_no_schema_library(tree: Path) -> None:
     code = (
         "import sys\n"
         "from autofix.cli import main\n"
-        "for fmt in ('text', 'json', 'json-lines', 'github', 'sarif'):\n"
+        "for fmt in ('text', 'json', 'json-lines', 'github', 'sarif', 'gitlab', 'junit'):\n"
         "    try:\n        main(['--format', fmt, 'launch.sh'])\n    except SystemExit:\n        pass\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'referencing', 'rpds')))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tree,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stderr
+
+
+# -- GitLab Code Quality and JUnit -----------------------------------------------------------
+
+
+def test_gitlab_code_quality(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = invoke("--format", "gitlab", ".")
+    assert result.exit_code == 1
+    issues = json.loads(result.stdout)
+    assert len(issues) == 5
+    for issue in issues:  # GitLab's required fields, each of the type it reads
+        assert set(issue) == {"description", "check_name", "fingerprint", "severity", "location"}
+        assert issue["severity"] in ("info", "minor", "major", "critical", "blocker")
+        assert isinstance(issue["location"]["lines"]["begin"], int)
+    assert len({i["fingerprint"] for i in issues}) == 5
+    launch = next(i for i in issues if i["location"]["path"] == "launch.sh")
+    assert launch == {
+        "description": "`tokenspeed_mla` needs `--kv-cache-dtype fp8_e4m3`, got `auto` "
+                       "(fix: Set `--kv-cache-dtype fp8_e4m3`)",
+        "check_name": "SGL001",
+        "fingerprint": launch["fingerprint"],
+        "severity": "critical",
+        "location": {"path": "launch.sh", "lines": {"begin": 4, "end": 4}},
+    }
+    assert "deploy/serve.yaml" in {i["location"]["path"] for i in issues}, "a --config finding is in its file"
+    # A line added above a finding keeps its fingerprint: GitLab still sees the same issue.
+    (tree / "launch.sh").write_text("# a comment\n" + BAD_SH)
+    moved = next(i for i in json.loads(invoke("--format", "gitlab", ".").stdout) if i["location"]["path"] == "launch.sh")
+    assert moved["fingerprint"] == launch["fingerprint"] and moved["location"]["lines"]["begin"] == 5
+    # Paths are relative to the project GitLab checked out.
+    monkeypatch.setenv("CI_PROJECT_DIR", str(tree.parent))
+    paths = {i["location"]["path"] for i in json.loads(invoke("--format", "gitlab", "launch.sh").stdout)}
+    assert paths == {f"{tree.name}/launch.sh"}
+
+
+def test_gitlab_fingerprints_tell_the_same_finding_twice_apart(tree: Path) -> None:
+    (tree / "twice.sh").write_text(BAD_SH + BAD_SH)
+    issues = json.loads(invoke("--format", "gitlab", "twice.sh").stdout)
+    assert len(issues) == 2 and issues[0]["fingerprint"] != issues[1]["fingerprint"]
+
+
+def test_junit_report(tree: Path) -> None:
+    from xml.etree import ElementTree as ET
+
+    result = invoke("--format", "junit", ".")
+    assert result.exit_code == 1
+    root = ET.fromstring(result.stdout)
+    assert (root.tag, root.get("tests"), root.get("failures")) == ("testsuites", "5", "5")
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert set(suites) == {"launch.sh", "engine.py", "crlf.sh", "deploy/serve.yaml", "display.sh"}
+    (case,) = suites["launch.sh"].findall("testcase")
+    assert case.attrib == {"name": "SGL001 tokenspeed-mla-without-fp8-kv-cache", "classname": "launch.sh",
+                           "line": "4", "column": "5"}
+    failure = case.find("failure")
+    assert failure.get("message") == "`tokenspeed_mla` needs `--kv-cache-dtype fp8_e4m3`, got `auto`"
+    assert failure.text == ("line 4, col 5, `tokenspeed_mla` needs `--kv-cache-dtype fp8_e4m3`, got `auto`\n"
+                            "fix: Set `--kv-cache-dtype fp8_e4m3`")
+
+
+def test_junit_report_of_a_clean_run_has_one_passing_case(tree: Path) -> None:
+    (tree / "clean.sh").write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n")
+    from xml.etree import ElementTree as ET
+
+    result = invoke("--format", "junit", "clean.sh")
+    assert result.exit_code == 0
+    root = ET.fromstring(result.stdout)
+    assert (root.get("tests"), root.get("failures")) == ("1", "0")
+    (case,) = root.iter("testcase")
+    assert case.get("name") == "No findings" and case.find("failure") is None
