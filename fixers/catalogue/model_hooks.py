@@ -1,0 +1,262 @@
+"""Catalogue rules of SGLang's resolution hooks that read the served model or sit in its
+model-aware modules: `mamba_hook.py`, `layernorm_sp_hook.py`, `hisparse_hook.py`,
+`hicache_hook.py`, `parallel_hook.py` (shared-experts TP) and `pd_disaggregation_hook.py`
+(encoder disaggregation).
+
+Rules that name the model read `cfg.model` (its architecture from the model's config.json, its
+attention kind from SGLang's own table) and stay quiet when it is unknown. Where SGLang's list of
+architectures changes between releases, a rule keeps to what every release of its range refuses.
+"""
+
+from __future__ import annotations
+
+from autofix.knowledge.releases import parse_release
+from autofix.model import Unresolvable
+from autofix.rules import remove, rule, set_
+
+from ._common import served
+
+
+def _architecture(cfg) -> str:  # noqa: ANN001 (it reads the model, not a flag)
+    """The served model's architectures[0], as SGLang reads it from config.json; unknown otherwise."""
+    architecture = cfg.model.architecture
+    if architecture is None:
+        raise Unresolvable("the model's architecture is not known")
+    return architecture
+
+
+def _mla(cfg) -> bool:  # noqa: ANN001
+    """Whether SGLang serves the model with an MLA backend (`use_mla_backend`); unknown otherwise."""
+    if cfg.model.mla is None:
+        raise Unresolvable("the model's attention kind is not known")
+    return cfg.model.mla
+
+
+def _release(cfg) -> tuple[int, ...]:  # noqa: ANN001
+    return parse_release(cfg._launch.table.release) or (0, 0, 0)
+
+
+# -- handle_mamba_backend / handle_int8_mamba_checkpoint: plain flag checks --------------------
+# They run for every model, before anything resolves the Mamba options they read.
+
+rule(
+    code="SGL1100",
+    name="negative-mamba-cache-philox-rounds",
+    errors="40523991b223",
+    when=lambda cfg: cfg.mamba_cache_philox_rounds < 0,
+    at="mamba_cache_philox_rounds",
+    message="`--mamba-cache-philox-rounds {mamba_cache_philox_rounds}` must be non-negative",
+    fix=remove("mamba_cache_philox_rounds"),
+    example="--model-path Qwen/Qwen3-8B --mamba-cache-philox-rounds -1",
+    near_miss="--model-path Qwen/Qwen3-8B --mamba-cache-philox-rounds 0",
+)
+
+rule(
+    code="SGL1101",
+    name="invalid-mamba-max-states-per-path",
+    errors="faded145fe4b",
+    when=lambda cfg: cfg.mamba_max_states_per_path == 0 or cfg.mamba_max_states_per_path < -1,
+    at="mamba_max_states_per_path",
+    message="`--mamba-max-states-per-path {mamba_max_states_per_path}` must be -1 (unlimited) or positive",
+    fix=remove("mamba_max_states_per_path"),
+    example="--model-path Qwen/Qwen3-8B --mamba-max-states-per-path 0",
+    near_miss="--model-path Qwen/Qwen3-8B --mamba-max-states-per-path 4",
+)
+
+rule(
+    code="SGL1102",
+    name="mamba-stochastic-rounding-without-float16-ssm",
+    errors="d83ed29e163c",
+    # An unset --mamba-ssm-dtype is still None here: the linear-attention handler fills it later.
+    when=lambda cfg: cfg.enable_mamba_cache_stochastic_rounding and cfg.mamba_ssm_dtype != "float16",
+    at=("mamba_ssm_dtype", "enable_mamba_cache_stochastic_rounding"),
+    message="`--enable-mamba-cache-stochastic-rounding` needs `--mamba-ssm-dtype float16`",
+    fix=set_("mamba_ssm_dtype", "float16"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --enable-mamba-cache-stochastic-rounding --mamba-ssm-dtype bfloat16",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-mamba-cache-stochastic-rounding --mamba-ssm-dtype float16",
+)
+
+rule(
+    code="SGL1103",
+    name="int8-mamba-checkpoint-with-hierarchical-cache",
+    errors="2a4628ae9f62",
+    when=lambda cfg: cfg.enable_int8_mamba_checkpoint and cfg.enable_hierarchical_cache,
+    at=("enable_int8_mamba_checkpoint", "enable_hierarchical_cache"),
+    message="`--enable-int8-mamba-checkpoint` is not supported with `--enable-hierarchical-cache` "
+    "(the host-offload path is not int8-aware)",
+    fix=remove("enable_int8_mamba_checkpoint"),
+    example="--model-path Qwen/Qwen3-8B --enable-int8-mamba-checkpoint --enable-hierarchical-cache",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-int8-mamba-checkpoint",
+)
+
+rule(
+    code="SGL1104",
+    name="int8-mamba-checkpoint-with-radix-cache-backend",
+    errors="e2b7f5877732",
+    when=lambda cfg: cfg.enable_int8_mamba_checkpoint and not cfg.enable_hierarchical_cache
+    and cfg.radix_cache_backend is not None,
+    at=("radix_cache_backend", "enable_int8_mamba_checkpoint"),
+    message="`--enable-int8-mamba-checkpoint` supports only the built-in Mamba radix cache, "
+    "not `--radix-cache-backend {radix_cache_backend}`",
+    fix=remove("radix_cache_backend"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --enable-int8-mamba-checkpoint --radix-cache-backend custom",
+    near_miss="--model-path Qwen/Qwen3-8B --radix-cache-backend custom",
+)
+
+rule(
+    code="SGL1105",
+    name="int8-mamba-checkpoint-with-lmcache",
+    errors="46f03811bec5",
+    when=lambda cfg: cfg.enable_int8_mamba_checkpoint and not cfg.enable_hierarchical_cache
+    and cfg.radix_cache_backend is None and cfg.enable_lmcache,
+    at=("enable_lmcache", "enable_int8_mamba_checkpoint"),
+    message="`--enable-int8-mamba-checkpoint` is not supported with `--enable-lmcache` (LMCache is not int8-aware)",
+    fix=remove("enable_int8_mamba_checkpoint"),
+    example="--model-path Qwen/Qwen3-8B --enable-int8-mamba-checkpoint --enable-lmcache",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-lmcache",
+)
+
+
+# -- handle_layernorm_sp / validate_layernorm_sp ------------------------------------------------
+
+# SP_SUPPORTED_ARCHITECTURES (layers/layernorm_sp.py): Qwen3 from 0.5.19, Muse Spark from 0.5.23.
+_MUSE_SPARK = "MuseSparkForConditionalGeneration"
+
+
+def _sp_supported(cfg) -> frozenset[str]:  # noqa: ANN001
+    return frozenset({"Qwen3ForCausalLM", *((_MUSE_SPARK,) if _release(cfg) >= (0, 5, 23) else ())})
+
+
+rule(
+    code="SGL1106",
+    name="layernorm-sp-on-unsupported-architecture",
+    errors="8bab2a481ca8",
+    when=lambda cfg: cfg.enable_layernorm_sp and not cfg.get("enable_megamoe_for_layernorm_sp", False)
+    and _architecture(cfg) not in _sp_supported(cfg) and served(cfg.model_path),
+    at="enable_layernorm_sp",
+    message=lambda cfg: f"`--enable-layernorm-sp` supports only {', '.join(sorted(_sp_supported(cfg)))}; "
+    f"this model is {_architecture(cfg)}",
+    fix=remove("enable_layernorm_sp"),
+    example="--model-path meta-llama/Llama-3.1-8B-Instruct --tp-size 2 --enable-layernorm-sp",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --enable-layernorm-sp",
+)
+
+rule(
+    code="SGL1107",
+    name="layernorm-sp-megamoe-on-non-muse-spark",
+    errors="c328e065fbb1",
+    when=lambda cfg: cfg.enable_layernorm_sp and cfg.enable_megamoe_for_layernorm_sp
+    and _architecture(cfg) != _MUSE_SPARK and served(cfg.model_path),
+    at="enable_megamoe_for_layernorm_sp",
+    message="`--enable-megamoe-for-layernorm-sp` supports only Muse Spark",
+    fix=remove("enable_megamoe_for_layernorm_sp"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --enable-layernorm-sp --enable-megamoe-for-layernorm-sp",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --enable-layernorm-sp",
+)
+
+
+# -- validate_hisparse: DSA, DeepSeek-V4 and MiniMax-M3 sparse models only ------------------------
+
+# Every architecture some release's is_deepseek_dsa, is_deepseek_v4 or is_minimax_sparse names
+# (configs/model_config.py): the rule stays quiet on them (DSA also needs the config's index_topk).
+_SPARSE_ATTENTION = frozenset({
+    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN", "MistralLarge3ForCausalLM",
+    "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN",
+    "Glm5NextForConditionalGenerationNextN", "Glm5NextForConditionalGeneration", "LongcatFlashForCausalLM",
+    "LongcatFlashForCausalLMNextN", "Dots3NoteForCausalLM", "Dots3NoteForCausalLMNextN", "HYV4ForCausalLM",
+    "HYV4ForCausalLMNextN", "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "DeepseekV4ForCausalLMDSpark",
+    "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration",
+})
+
+rule(
+    code="SGL1108",
+    name="hisparse-on-non-sparse-attention-model",
+    errors="f89b51eb9071",
+    when=lambda cfg: cfg.enable_hisparse and _architecture(cfg) not in _SPARSE_ATTENTION and served(cfg.model_path),
+    at="enable_hisparse",
+    message=lambda cfg: "`--enable-hisparse` supports only DSA (DeepSeek-V3.2, GLM-5), DeepSeek-V4 and MiniMax-M3 "
+    f"sparse models; this model is {_architecture(cfg)}",
+    fix=remove("enable_hisparse"),
+    example="--model-path Qwen/Qwen3-8B --enable-hisparse --disable-radix-cache",
+    near_miss="--model-path Qwen/Qwen3-8B --disable-radix-cache",
+)
+
+
+# -- resolve_hicache_dcp_compatibility: HiCache's DCP index translation is MLA-only ---------------
+
+rule(
+    code="SGL1109",
+    name="hicache-with-dcp-on-non-mla-model",
+    errors="198a6209c21d",
+    # Storage backends and speculative decoding are refused earlier (differently across releases).
+    when=lambda cfg: cfg.dcp_size > 1 and cfg.enable_hierarchical_cache and cfg.hicache_storage_backend is None
+    and cfg.speculative_algorithm is None and not cfg.enable_lmcache and not cfg.enable_hisparse
+    and not _mla(cfg) and served(cfg.model_path),
+    at=("dcp_size", "enable_hierarchical_cache"),
+    message="HiCache with `--dcp-size {dcp_size}` is supported only for MLA models, and this model is not one",
+    fix=remove("dcp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --dcp-size 2 --enable-hierarchical-cache --hicache-ratio 2",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --enable-hierarchical-cache --hicache-ratio 2",
+)
+
+
+# -- handle_shared_experts_tp: a Kimi-K3 option ---------------------------------------------------
+
+# Flags that split the attention TP group (attention DP or CP); attn_dp_size is new in 0.5.22.
+_ATTENTION_SPLIT = ("attn_cp_size", "attn_dp_size", "dp_size", "enable_dp_attention", "enable_prefill_cp")
+
+
+def _splits_attention(cfg) -> bool:  # noqa: ANN001 (it asks which of several flags are written)
+    return any(cfg.written(dest) for dest in _ATTENTION_SPLIT if cfg.has(dest))
+
+
+def _divides_attention_tp(size: int, tp_size: int, attention_split: bool) -> bool:
+    """size divides the attention TP width (tp_size // attn_dp_size // attn_cp_size): always for 1,
+    else for a divisor of tp_size where no flag splits the attention group."""
+    return size == 1 or (size > 1 and not attention_split and tp_size % size == 0)
+
+
+rule(
+    code="SGL1110",
+    name="shared-experts-tp-size-on-non-kimi-k3",
+    errors="c5f4890c3115",
+    when=lambda cfg: cfg.shared_experts_tp_size is not None and _divides_attention_tp(
+        cfg.shared_experts_tp_size, cfg.tp_size, _splits_attention(cfg))
+    and _architecture(cfg) != "KimiK3ForConditionalGeneration" and served(cfg.model_path),
+    at="shared_experts_tp_size",
+    message="`--shared-experts-tp-size` is supported only for Kimi-K3",
+    fix=remove("shared_experts_tp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --shared-experts-tp-size 1",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2",
+)
+
+
+# -- handle_encoder_disaggregation: the architectures an encoder/language split serves ------------
+
+_ENCODER_DISAGGREGATION = frozenset({
+    "Qwen2VLForConditionalGeneration", "Qwen3VLForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration",
+    "Qwen3VLMoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+    "InternS2PreviewForConditionalGeneration", "Qwen3OmniMoeForConditionalGeneration",
+    "Qwen2AudioForConditionalGeneration", "Qwen2_5OmniForConditionalGeneration", "Dots3NoteForCausalLM",
+    "KimiVLForConditionalGeneration", "KimiK25ForConditionalGeneration", "KimiK3ForConditionalGeneration",
+    "MiMoV2ForCausalLM", "Glm5NextForConditionalGeneration", "MiniMaxM3SparseForConditionalGeneration",
+    "MuseSparkForConditionalGeneration",
+})
+
+rule(
+    code="SGL1111",
+    name="encoder-disaggregation-on-unsupported-architecture",
+    errors="107966e5776e",
+    when=lambda cfg: cfg.encoder_only != cfg.language_only
+    and (cfg.language_only or cfg.disaggregation_mode == "null")
+    and (cfg.encoder_only or not cfg.enable_prefix_mm_cache)
+    and _architecture(cfg) not in _ENCODER_DISAGGREGATION and served(cfg.model_path),
+    at=("encoder_only", "language_only"),
+    message=lambda cfg: f"{_architecture(cfg)} is not supported for encoder disaggregation "
+    "(`--encoder-only` / `--language-only`): it serves only multimodal architectures",
+    fix=(remove("encoder_only"), remove("language_only")),
+    example="--model-path Qwen/Qwen3-8B --language-only",
+    near_miss="--model-path Qwen/Qwen3-8B",
+)
