@@ -1,7 +1,8 @@
 """Catalogue rules of SGLang's resolution hooks that read the served model or sit in its
 model-aware modules: `mamba_hook.py`, `layernorm_sp_hook.py`, `hisparse_hook.py`,
-`hicache_hook.py`, `parallel_hook.py` (shared-experts TP) and `pd_disaggregation_hook.py`
-(encoder disaggregation).
+`hicache_hook.py`, `parallel_hook.py` (shared-experts TP), `pd_disaggregation_hook.py`
+(encoder disaggregation), `attention_hook.py` (deterministic inference), `kv_cache_hook.py`
+(unified memory) and `configs/model_config.py` (`ModelConfig`'s own checks at start).
 
 Rules that name the model read `cfg.model` (its architecture from the model's config.json, its
 attention kind from SGLang's own table) and stay quiet when it is unknown. Where SGLang's list of
@@ -258,5 +259,81 @@ rule(
     "(`--encoder-only` / `--language-only`): it serves only multimodal architectures",
     fix=(remove("encoder_only"), remove("language_only")),
     example="--model-path Qwen/Qwen3-8B --language-only",
-    near_miss="--model-path Qwen/Qwen3-8B",
+    near_miss="--model-path Qwen/Qwen2.5-VL-7B-Instruct --language-only",
+)
+
+
+# -- handle_deterministic_inference: absorbed-MLA DeepSeek models ---------------------------------
+
+# The architectures every release's handle_deterministic_inference treats as DeepSeek (absorbed MLA),
+# and its RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND (the same in 0.5.18 to 0.5.23).
+_DETERMINISTIC_DEEPSEEK = frozenset({"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"})
+_RADIX_DETERMINISTIC = ("ascend", "fa3", "fa4", "triton")
+
+rule(
+    code="SGL1112",
+    name="deterministic-inference-flashinfer-on-absorbed-mla-model",
+    errors="8030ba4f9685",
+    # Only flashinfer: the one backend every release's deterministic list has and the radix list lacks.
+    # Equal prefill and decode backends would replace --attention-backend; the rule leaves those alone.
+    when=lambda cfg: cfg.enable_deterministic_inference and cfg.attention_backend == "flashinfer"
+    and cfg.prefill_attention_backend is None and cfg.decode_attention_backend is None
+    and _architecture(cfg) in _DETERMINISTIC_DEEPSEEK and served(cfg.model_path),
+    at="attention_backend",
+    message="deterministic inference with an absorbed-MLA DeepSeek model supports only "
+    + ", ".join(f"`{b}`" for b in _RADIX_DETERMINISTIC) + " attention, got `flashinfer`",
+    fix=set_("attention_backend", "triton"),
+    example="--model-path deepseek-ai/DeepSeek-V3 --enable-deterministic-inference --attention-backend flashinfer",
+    near_miss="--model-path deepseek-ai/DeepSeek-V3 --enable-deterministic-inference --attention-backend triton",
+    note="On Blackwell SGLang itself picks `triton` for these models when no backend is written.",
+)
+
+
+# -- ModelConfig._validate_quantize_and_serve_config: the first check ModelConfig makes -----------
+
+# _MODELOPT_QUANTIZATION_METHODS, the same in 0.5.17 to 0.5.23.
+_MODELOPT = frozenset({"modelopt", "modelopt_fp8", "modelopt_fp4", "nvfp4_online", "modelopt_mixed"})
+
+rule(
+    code="SGL1113",
+    name="quantize-and-serve-without-modelopt-quantization",
+    errors="12adce8eebbf",
+    when=lambda cfg: cfg.quantize_and_serve and cfg.quantization not in _MODELOPT and served(cfg.model_path),
+    at=("quantize_and_serve", "quantization"),
+    message="`--quantize-and-serve` requires a ModelOpt `--quantization` (" + ", ".join(sorted(_MODELOPT))
+    + "), and SGLang then refuses it as disabled: quantize and export the model first, then serve the export",
+    fix=remove("quantize_and_serve"),
+    example="--model-path Qwen/Qwen3-8B --quantize-and-serve",
+    near_miss="--model-path Qwen/Qwen3-8B --quantization fp8",
+)
+
+rule(
+    code="SGL1114",
+    name="quantize-and-serve-is-disabled",
+    errors="9ebde3d3a8b1",
+    when=lambda cfg: cfg.quantize_and_serve and cfg.quantization in _MODELOPT and served(cfg.model_path),
+    at="quantize_and_serve",
+    message="`--quantize-and-serve` is disabled in SGLang: quantize and export the model first, then serve the export",
+    fix=remove("quantize_and_serve"),
+    example="--model-path Qwen/Qwen3-8B --quantization modelopt_fp8 --quantize-and-serve",
+    near_miss="--model-path Qwen/Qwen3-8B --quantization modelopt_fp8",
+)
+
+
+# -- _validate_unified_memory_dcp: the unified pool's DCP path is MLA-only ------------------------
+
+rule(
+    code="SGL1115",
+    name="unified-memory-with-dcp-on-non-mla-model",
+    errors="e0c4cf96e8a0",
+    # What handle_unified_memory_pool refuses before it reaches DCP is left out: PD disaggregation,
+    # speculative decoding, two-batch overlap, LMCache and the external cache linker.
+    when=lambda cfg: cfg.enable_unified_memory and cfg.dcp_size > 1 and cfg.disaggregation_mode == "null"
+    and cfg.speculative_algorithm is None and not cfg.enable_two_batch_overlap and not cfg.enable_lmcache
+    and not cfg.enable_unified_cache_external_linker and not _mla(cfg) and served(cfg.model_path),
+    at=("dcp_size", "enable_unified_memory"),
+    message="`--enable-unified-memory` with `--dcp-size {dcp_size}` supports only MLA models, and this model is not one",
+    fix=remove("dcp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --dcp-size 2 --enable-unified-memory",
+    near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --dcp-size 2 --enable-unified-memory",
 )
