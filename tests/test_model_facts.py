@@ -51,6 +51,10 @@ EXPECTED = {
         architecture="MixtralForCausalLM", model_type="mixtral", num_attention_heads=32, num_key_value_heads=8,
         head_dim=128, hidden_size=4096, intermediate_size=14336, moe_intermediate_size=14336, num_experts=8,
         quantization=None, context_length=32768),
+    "Qwen--Qwen2.5-VL-7B-Instruct": dict(
+        architecture="Qwen2_5_VLForConditionalGeneration", model_type="qwen2_5_vl", num_attention_heads=28,
+        num_key_value_heads=4, head_dim=128, hidden_size=3584, intermediate_size=18944, num_experts=None,
+        quantization=None, context_length=128000),  # mrope scaling: no factor
 }
 
 
