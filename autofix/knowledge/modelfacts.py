@@ -59,6 +59,9 @@ class ModelFacts:
     qk_rope_head_dim instead.
     context_length: what `get_context_length` derives, the most `--context-length` may ask without
     SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN.
+    num_hidden_layers: the target's decoder layers as `_check_capture_layer_ids_in_range`
+    (model_runner_components/spec_aux_hidden_state.py, 0.5.23) counts them: the text config's
+    num_hidden_layers times its num_loops (loop models; Nanbeige's config class defaults it to 1).
     """
 
     source: str | None
@@ -76,6 +79,7 @@ class ModelFacts:
     num_experts: int | None = None
     quantization: Quantization | None = None
     context_length: int | None = None
+    num_hidden_layers: int | None = None
 
 
 def derive(config: Mapping, source: str) -> ModelFacts:
@@ -106,6 +110,7 @@ def derive(config: Mapping, source: str) -> ModelFacts:
         num_experts=next((n for n in (_int(text, key) for key in EXPERT_KEYS) if n is not None), None),
         quantization=_quantization(config),
         context_length=context_length(text),
+        num_hidden_layers=_layers(text),
     )
 
 
@@ -191,6 +196,12 @@ def _kv_heads(config: Mapping, text: Mapping, heads: int | None) -> int | None:
         if text.get(key) is not None:
             return _int(text, key)
     return heads
+
+
+def _layers(text: Mapping) -> int | None:
+    """num_hidden_layers times num_loops (1 when the config names none); unknown unless both are ints."""
+    layers, loops = _int(text, "num_hidden_layers"), text.get("num_loops", 1)
+    return layers * loops if layers is not None and _is_int(loops) else None
 
 
 def _head_dim(text: Mapping, hidden: int | None, heads: int | None) -> int | None:

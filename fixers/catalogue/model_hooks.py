@@ -2,7 +2,8 @@
 model-aware modules: `mamba_hook.py`, `layernorm_sp_hook.py`, `hisparse_hook.py`,
 `hicache_hook.py`, `parallel_hook.py` (shared-experts TP), `pd_disaggregation_hook.py`
 (encoder disaggregation), `attention_hook.py` (deterministic inference), `kv_cache_hook.py`
-(unified memory) and `configs/model_config.py` (`ModelConfig`'s own checks at start).
+(unified memory), `configs/model_config.py` (`ModelConfig`'s own checks at start) and the model
+runner's `spec_aux_hidden_state.py` (capture layers against the model's depth).
 
 Rules that name the model read `cfg.model` (its architecture from the model's config.json, its
 attention kind from SGLang's own table) and stay quiet when it is unknown. Where SGLang's list of
@@ -336,4 +337,46 @@ rule(
     fix=remove("dcp_size"),
     example="--model-path Qwen/Qwen3-8B --tp-size 2 --dcp-size 2 --enable-unified-memory",
     near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --dcp-size 2 --enable-unified-memory",
+)
+
+
+# -- _check_capture_layer_ids_in_range: capture layers the target does not have ------------------
+
+_CAPTURE_METHODS = ("EAGLE3", "DFLASH", "DSPARK")
+
+
+def _capturing(enabled: bool, algorithm: object, draft: object, pp_size: int, layer_ids: object) -> bool:
+    """handle_aux_hidden_state_capture accepts the launch: a capture method, no draft, PP 1, and layer
+    ids that are non-empty, non-negative and distinct."""
+    if not enabled or str(algorithm or "").upper() not in _CAPTURE_METHODS or draft is not None or pp_size != 1:
+        return False
+    return isinstance(layer_ids, list) and bool(layer_ids) and min(layer_ids) >= 0 \
+        and len(set(layer_ids)) == len(layer_ids)
+
+
+def _layers(cfg) -> int:  # noqa: ANN001
+    """The target's layers as the model runner counts them (num_hidden_layers times num_loops)."""
+    facts = cfg.model.facts
+    layers = facts.num_hidden_layers if facts is not None else None
+    if layers is None:
+        raise Unresolvable("the model's layer count is not known")
+    return layers
+
+
+rule(
+    code="SGL1119",
+    name="aux-hidden-state-layer-ids-beyond-model-depth",
+    errors="e1ba8592f064",
+    when=lambda cfg: _capturing(cfg.enable_return_aux_hidden_states, cfg.speculative_algorithm,
+                                cfg.speculative_draft_model_path, cfg.pp_size, cfg.return_aux_hidden_state_layer_ids)
+    and cfg.revision is None and max(cfg.return_aux_hidden_state_layer_ids) >= _layers(cfg) and served(cfg.model_path),
+    at="return_aux_hidden_state_layer_ids",
+    message=lambda cfg: "`--return-aux-hidden-state-layer-ids` "
+    f"{[i for i in cfg.return_aux_hidden_state_layer_ids if i >= _layers(cfg)]} are out of range for a model "
+    f"with {_layers(cfg)} layers (ids count from 0)",
+    example="--model-path Qwen/Qwen3-8B --enable-return-aux-hidden-states --speculative-algorithm EAGLE3 "
+    "--return-aux-hidden-state-layer-ids 2 18 36",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-return-aux-hidden-states --speculative-algorithm EAGLE3 "
+    "--return-aux-hidden-state-layer-ids 2 18 35",
+    note="The ids are the user's choice, so autofix offers no fix.",
 )
