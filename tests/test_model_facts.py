@@ -59,6 +59,10 @@ EXPECTED = {
         architecture="Qwen3_5ForConditionalGeneration", model_type="qwen3_5", num_attention_heads=16,
         num_key_value_heads=4, head_dim=256, hidden_size=4096, intermediate_size=12288, num_experts=None,
         quantization=None, context_length=262144, num_hidden_layers=32),  # text_config; rope without a factor
+    "meta-llama--Llama-3.2-90B-Vision-Instruct": dict(
+        architecture="MllamaForConditionalGeneration", model_type="mllama", num_attention_heads=64,
+        num_key_value_heads=8, head_dim=128, hidden_size=8192, intermediate_size=28672, num_experts=None,
+        quantization=None, context_length=131072, num_hidden_layers=100),  # text_config; llama3 rope
 }
 
 
