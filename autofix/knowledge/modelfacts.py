@@ -62,6 +62,9 @@ class ModelFacts:
     num_hidden_layers: the target's decoder layers as `_check_capture_layer_ids_in_range`
     (model_runner_components/spec_aux_hidden_state.py, 0.5.23) counts them: the text config's
     num_hidden_layers times its num_loops (loop models; Nanbeige's config class defaults it to 1).
+    index_topk: the sparse-attention indexer's top-k as `is_deepseek_dsa` (configs/model_config.py)
+    reads it, from the top-level config: with it, an architecture of that function's list is a DSA
+    model. None where the file holds none (a sparse model type's config class may still fill it in).
     """
 
     source: str | None
@@ -80,6 +83,7 @@ class ModelFacts:
     quantization: Quantization | None = None
     context_length: int | None = None
     num_hidden_layers: int | None = None
+    index_topk: int | None = None
 
 
 def derive(config: Mapping, source: str) -> ModelFacts:
@@ -111,6 +115,7 @@ def derive(config: Mapping, source: str) -> ModelFacts:
         quantization=_quantization(config),
         context_length=context_length(text),
         num_hidden_layers=_layers(text),
+        index_topk=_int(config, "index_topk"),
     )
 
 

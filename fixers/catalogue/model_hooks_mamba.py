@@ -5,7 +5,7 @@ runs during the model-specific adjustments for a hybrid linear-attention (Mamba-
 An explicit `--mamba-radix-cache-strategy` reaches them only on such a model: the rules name the
 architectures the judge has proven hybrid in every release of their range, and stay quiet on any
 other or unknown model. They read the flags as written: the validators run before the attention
-backend and page size are resolved.
+backend and page size are resolved, when the launch writes its attention backend.
 """
 
 from __future__ import annotations
@@ -28,10 +28,14 @@ def _mamba_hybrid(cfg) -> bool:  # noqa: ANN001 (it reads the model, not a flag)
     return architecture in _MAMBA_HYBRID
 
 
-def _plain_schedule(pp_size: int, dllm_algorithm: object, speculative_algorithm: object) -> bool:
-    """No pipeline parallelism, diffusion or speculative decoding: nothing else turns off the overlap
-    schedule or sets the draft-token count the validators read."""
-    return pp_size == 1 and dllm_algorithm is None and speculative_algorithm is None
+def _plain_schedule(pp_size: int, dllm_algorithm: object, speculative_algorithm: object,
+                    disable_radix_cache: bool, attention_backend: object) -> bool:
+    """The validators run, on the page size as written: a radix cache (without one SGLang skips them),
+    no pipeline parallelism, diffusion or speculative decoding (nothing else turns off the overlap
+    schedule or sets the draft-token count they read), and a written attention backend (without one,
+    Qwen3.5's override on Blackwell picks the backend and rewrites the page size first)."""
+    return pp_size == 1 and dllm_algorithm is None and speculative_algorithm is None \
+        and not disable_radix_cache and attention_backend is not None
 
 
 rule(
@@ -40,15 +44,17 @@ rule(
     errors="f16f661eb17e",
     when=lambda cfg: cfg.mamba_radix_cache_strategy == "no_buffer" and cfg.page_size in (None, 1)
     and not cfg.disable_overlap_schedule
-    and _plain_schedule(cfg.pp_size, cfg.dllm_algorithm, cfg.speculative_algorithm)
+    and _plain_schedule(cfg.pp_size, cfg.dllm_algorithm, cfg.speculative_algorithm, cfg.disable_radix_cache,
+                       cfg.attention_backend)
     and _mamba_hybrid(cfg) and served(cfg.model_path),
     at="mamba_radix_cache_strategy",
     message="`--mamba-radix-cache-strategy no_buffer` does not support the overlap schedule: "
     "set `--disable-overlap-schedule`",
     fix=set_("disable_overlap_schedule"),
     safe=True,
-    example="--model-path Qwen/Qwen3.5-9B --mamba-radix-cache-strategy no_buffer",
-    near_miss="--model-path Qwen/Qwen3.5-9B --mamba-radix-cache-strategy no_buffer --disable-overlap-schedule",
+    example="--model-path Qwen/Qwen3.5-9B --attention-backend flashinfer --mamba-radix-cache-strategy no_buffer",
+    near_miss="--model-path Qwen/Qwen3.5-9B --attention-backend flashinfer --mamba-radix-cache-strategy no_buffer "
+    "--disable-overlap-schedule",
 )
 
 rule(
@@ -57,7 +63,8 @@ rule(
     errors="2aba2bf75ee3",
     when=lambda cfg: cfg.mamba_radix_cache_strategy == "no_buffer" and cfg.page_size in (None, 1)
     and cfg.disable_overlap_schedule and cfg.attention_backend == "trtllm_mha"
-    and _plain_schedule(cfg.pp_size, cfg.dllm_algorithm, cfg.speculative_algorithm)
+    and _plain_schedule(cfg.pp_size, cfg.dllm_algorithm, cfg.speculative_algorithm, cfg.disable_radix_cache,
+                       cfg.attention_backend)
     and _mamba_hybrid(cfg) and served(cfg.model_path),
     at="attention_backend",
     message="`--mamba-radix-cache-strategy no_buffer` does not support the `trtllm_mha` attention backend",
@@ -81,14 +88,47 @@ rule(
     errors="ee8329d81aa1",
     when=lambda cfg: cfg.mamba_radix_cache_strategy == "extra_buffer" and cfg.page_size is not None
     and cfg.page_size > 0 and cfg.mamba_track_interval % cfg.page_size != 0
-    and _plain_schedule(cfg.pp_size, cfg.dllm_algorithm, cfg.speculative_algorithm)
+    and _plain_schedule(cfg.pp_size, cfg.dllm_algorithm, cfg.speculative_algorithm, cfg.disable_radix_cache,
+                       cfg.attention_backend)
     and _mamba_hybrid(cfg) and served(cfg.model_path),
     at=("mamba_track_interval", "page_size"),
     message="with `--mamba-radix-cache-strategy extra_buffer`, `--mamba-track-interval {mamba_track_interval}` "
     "must be a multiple of `--page-size {page_size}`",
     fix=set_("mamba_track_interval", _interval_fix),
-    example="--model-path Qwen/Qwen3.5-9B --mamba-radix-cache-strategy extra_buffer --page-size 64 "
-    "--mamba-track-interval 100",
-    near_miss="--model-path Qwen/Qwen3.5-9B --mamba-radix-cache-strategy extra_buffer --page-size 64 "
-    "--mamba-track-interval 128",
+    example="--model-path Qwen/Qwen3.5-9B --attention-backend flashinfer --mamba-radix-cache-strategy extra_buffer "
+    "--page-size 64 --mamba-track-interval 100",
+    near_miss="--model-path Qwen/Qwen3.5-9B --attention-backend flashinfer --mamba-radix-cache-strategy extra_buffer "
+    "--page-size 64 --mamba-track-interval 128",
+)
+
+
+# FLA's CHUNK_SIZE (kernels/ops/attention/fla/chunk_delta_h.py, 64 in every release): the chunk
+# `mamba_cache_chunk_size` takes for a config with no mamba_chunk_size, as Qwen3.5's has none.
+_FLA_CHUNK = 64
+
+
+def _chunk_fix(cfg) -> str:  # noqa: ANN001
+    """The largest page size at most the one written that divides the chunk, or a multiple of it."""
+    page = cfg.page_size
+    return str(page // _FLA_CHUNK * _FLA_CHUNK if page > _FLA_CHUNK else max(p for p in (1, 2, 4, 8, 16, 32) if p <= page))
+
+
+rule(
+    code="SGL1128",
+    name="mamba-page-size-not-dividing-chunk-size",
+    errors="945de6e939f5",
+    when=lambda cfg: cfg.mamba_radix_cache_strategy == "extra_buffer" and cfg.page_size is not None
+    and cfg.page_size > 0 and cfg.mamba_track_interval % cfg.page_size == 0
+    and max(cfg.page_size, _FLA_CHUNK) % min(cfg.page_size, _FLA_CHUNK) != 0
+    and _plain_schedule(cfg.pp_size, cfg.dllm_algorithm, cfg.speculative_algorithm, cfg.disable_radix_cache,
+                       cfg.attention_backend)
+    and _mamba_hybrid(cfg) and served(cfg.model_path),
+    at="page_size",
+    message=f"`--page-size {{page_size}}` and this model's SSM chunk size, {_FLA_CHUNK}, must divide one another "
+    "(`--mamba-radix-cache-strategy extra_buffer` caches at chunk boundaries)",
+    fix=set_("page_size", _chunk_fix),
+    example="--model-path Qwen/Qwen3.5-9B --attention-backend flashinfer --mamba-radix-cache-strategy extra_buffer "
+    "--page-size 48 --mamba-track-interval 288",
+    near_miss="--model-path Qwen/Qwen3.5-9B --attention-backend flashinfer --mamba-radix-cache-strategy extra_buffer "
+    "--page-size 32 --mamba-track-interval 288",
 )
