@@ -76,17 +76,22 @@ def _kv4_mla(cfg) -> bool:  # noqa: ANN001 (it reads the model, not a flag)
     return model.mla
 
 
-def _kv4(kv_cache_dtype: object, enable_unified_memory: bool) -> bool:
-    """The block-16 FP4 KV cache (nvfp4's checks depend on the GPU generation); unified memory is refused first.
-    On a platform other than CUDA SGLang refuses FP4 KV altogether."""
-    return kv_cache_dtype == "fp4_mx_block16" and not enable_unified_memory
+def _kv4(kv_cache_dtype: object, enable_unified_memory: bool, gpu: object) -> bool:
+    """The block-16 FP4 KV cache (nvfp4's checks depend on the GPU generation); unified memory is refused
+    first. On a GPU known not to be NVIDIA's SGLang refuses FP4 KV altogether (SGL928 says so)."""
+    return kv_cache_dtype == "fp4_mx_block16" and not enable_unified_memory \
+        and (gpu is None or gpu.is_cuda)  # type: ignore[attr-defined]
+
+
+def _gpu(cfg):  # noqa: ANN001, ANN202 (it reads the GPU autofix was told of, not a flag)
+    return cfg._launch.gpu
 
 
 rule(
     code="SGL1133",
     name="fp4-kv-cache-unsupported-mha-backend",
     errors="a96f40831f13",
-    when=lambda cfg: _kv4(cfg.kv_cache_dtype, cfg.enable_unified_memory) and cfg.attention_backend is not None
+    when=lambda cfg: _kv4(cfg.kv_cache_dtype, cfg.enable_unified_memory, _gpu(cfg)) and cfg.attention_backend is not None
     and cfg.attention_backend not in _KV4_MHA and cfg.attention_backend != "fa4"
     and cfg.prefill_attention_backend is None and cfg.decode_attention_backend is None
     and _kv4_mla(cfg) is False and served(cfg.model_path),
@@ -102,7 +107,7 @@ rule(
     code="SGL1134",
     name="fp4-kv-cache-unsupported-mla-backend",
     errors="52ea246277e8",
-    when=lambda cfg: _kv4(cfg.kv_cache_dtype, cfg.enable_unified_memory) and cfg.attention_backend is not None
+    when=lambda cfg: _kv4(cfg.kv_cache_dtype, cfg.enable_unified_memory, _gpu(cfg)) and cfg.attention_backend is not None
     and cfg.attention_backend not in _KV4_MLA and cfg.attention_backend != "fa4"
     and cfg.prefill_attention_backend is None and cfg.decode_attention_backend is None
     and _kv4_mla(cfg) is True and served(cfg.model_path),
@@ -118,7 +123,7 @@ rule(
     code="SGL1135",
     name="fp4-kv-cache-fa4-prefill-unsupported-mha-decode-backend",
     errors="f88adadf43de",
-    when=lambda cfg: _kv4(cfg.kv_cache_dtype, cfg.enable_unified_memory) and cfg.prefill_attention_backend == "fa4"
+    when=lambda cfg: _kv4(cfg.kv_cache_dtype, cfg.enable_unified_memory, _gpu(cfg)) and cfg.prefill_attention_backend == "fa4"
     and cfg.decode_attention_backend is not None and cfg.decode_attention_backend not in _KV4_FA4_MHA
     and _kv4_mla(cfg) is False and served(cfg.model_path),
     at="decode_attention_backend",
@@ -135,7 +140,7 @@ rule(
     code="SGL1136",
     name="fp4-kv-cache-fa4-prefill-unsupported-mla-decode-backend",
     errors="09927f2967ab",
-    when=lambda cfg: _kv4(cfg.kv_cache_dtype, cfg.enable_unified_memory) and cfg.prefill_attention_backend == "fa4"
+    when=lambda cfg: _kv4(cfg.kv_cache_dtype, cfg.enable_unified_memory, _gpu(cfg)) and cfg.prefill_attention_backend == "fa4"
     and cfg.decode_attention_backend is not None and cfg.decode_attention_backend not in _KV4_MLA
     and _kv4_mla(cfg) is True and served(cfg.model_path),
     at="decode_attention_backend",
