@@ -132,3 +132,30 @@ rule(
     near_miss="--model-path Qwen/Qwen3.5-9B --attention-backend flashinfer --mamba-radix-cache-strategy extra_buffer "
     "--page-size 32 --mamba-track-interval 288",
 )
+
+
+def _covering_interval(cfg) -> str:  # noqa: ANN001
+    """The draft-token count, rounded up to a whole number of pages when the launch writes a page size."""
+    tokens, page = cfg.speculative_num_draft_tokens, cfg.page_size or 1
+    return str(-(-tokens // page) * page)
+
+
+rule(
+    code="SGL1139",
+    name="mamba-track-interval-below-speculative-draft-tokens",
+    errors="0548c64f2734",
+    when=lambda cfg: cfg.mamba_radix_cache_strategy == "extra_buffer" and cfg.speculative_algorithm is not None
+    and cfg.speculative_num_draft_tokens is not None and cfg.mamba_track_interval < cfg.speculative_num_draft_tokens
+    and cfg.pp_size == 1 and cfg.dllm_algorithm is None and not cfg.disable_radix_cache
+    and cfg.attention_backend is not None and _mamba_hybrid(cfg) and served(cfg.model_path),
+    at=("mamba_track_interval", "speculative_num_draft_tokens"),
+    message="with `--mamba-radix-cache-strategy extra_buffer`, `--mamba-track-interval {mamba_track_interval}` "
+    "must be at least `--speculative-num-draft-tokens {speculative_num_draft_tokens}`",
+    fix=set_("mamba_track_interval", _covering_interval),
+    example="--model-path Qwen/Qwen3.5-9B --attention-backend flashinfer --mamba-radix-cache-strategy extra_buffer "
+    "--speculative-algorithm EAGLE --speculative-num-draft-tokens 4 --speculative-num-steps 3 "
+    "--speculative-eagle-topk 1 --mamba-track-interval 2",
+    near_miss="--model-path Qwen/Qwen3.5-9B --attention-backend flashinfer --mamba-radix-cache-strategy extra_buffer "
+    "--speculative-algorithm EAGLE --speculative-num-draft-tokens 4 --speculative-num-steps 3 "
+    "--speculative-eagle-topk 1 --mamba-track-interval 4",
+)
