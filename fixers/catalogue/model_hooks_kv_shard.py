@@ -146,3 +146,20 @@ rule(
     near_miss=f"--model-path deepseek-ai/DeepSeek-V3 {_SHARDED} --attention-backend trtllm_mla --tp-size 8 "
     "--page-size 64",
 )
+
+rule(
+    code="SGL1140",
+    name="kv-cache-sharding-with-speculative-decoding-on-non-glm-dsa",
+    errors="b8fd17b31e2b",
+    # The first check after the PD-prefill one; only GLM DSA's single-layer NextN MTP passes it.
+    when=lambda cfg: cfg.enable_kv_cache_sharding and cfg.disaggregation_mode == "prefill"
+    and cfg.speculative_algorithm is not None and _architecture(cfg) != "GlmMoeDsaForCausalLM"
+    and served(cfg.model_path),
+    at=("speculative_algorithm", "enable_kv_cache_sharding"),
+    message=lambda cfg: "`--enable-kv-cache-sharding` supports speculative decoding only for GLM DSA's single-layer "
+    f"NextN MTP (EAGLE, top-k 1), not for {_architecture(cfg)}",
+    fix=remove("enable_kv_cache_sharding"),
+    example=f"--model-path Qwen/Qwen3-8B {_SHARDED} --attention-backend fa3 --speculative-algorithm NGRAM",
+    near_miss="--model-path Qwen/Qwen3-8B --disaggregation-mode prefill --disable-radix-cache --attention-backend fa3 "
+    "--speculative-algorithm NGRAM",
+)
