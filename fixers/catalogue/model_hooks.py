@@ -34,6 +34,12 @@ def _mla(cfg) -> bool:  # noqa: ANN001
     return cfg.model.mla
 
 
+def _not_instance(model_path: object) -> bool:
+    """The model is not loaded through an instance connector (`instance://...`), which these checks
+    treat apart (parse_connector_type)."""
+    return not str(model_path).startswith("instance://")
+
+
 def _release(cfg) -> tuple[int, ...]:  # noqa: ANN001
     return parse_release(cfg._launch.table.release) or (0, 0, 0)
 
@@ -226,7 +232,8 @@ rule(
     errors="c5f4890c3115",
     when=lambda cfg: cfg.shared_experts_tp_size is not None and _divides_attention_tp(
         cfg.shared_experts_tp_size, cfg.tp_size, _splits_attention(cfg))
-    and _architecture(cfg) != "KimiK3ForConditionalGeneration" and served(cfg.model_path),
+    and _architecture(cfg) != "KimiK3ForConditionalGeneration" and _not_instance(cfg.model_path)
+    and served(cfg.model_path),
     at="shared_experts_tp_size",
     message="`--shared-experts-tp-size` is supported only for Kimi-K3",
     fix=remove("shared_experts_tp_size"),
@@ -279,7 +286,7 @@ rule(
     # Equal prefill and decode backends would replace --attention-backend; the rule leaves those alone.
     when=lambda cfg: cfg.enable_deterministic_inference and cfg.attention_backend == "flashinfer"
     and cfg.prefill_attention_backend is None and cfg.decode_attention_backend is None
-    and _architecture(cfg) in _DETERMINISTIC_DEEPSEEK and served(cfg.model_path),
+    and _architecture(cfg) in _DETERMINISTIC_DEEPSEEK and _not_instance(cfg.model_path) and served(cfg.model_path),
     at="attention_backend",
     message="deterministic inference with an absorbed-MLA DeepSeek model supports only "
     + ", ".join(f"`{b}`" for b in _RADIX_DETERMINISTIC) + " attention, got `flashinfer`",

@@ -69,9 +69,11 @@ _KV4_FA4_MHA = frozenset({"triton", "torch_native", "flex_attention"})
 
 def _kv4_mla(cfg) -> bool:  # noqa: ANN001 (it reads the model, not a flag)
     """Whether the model is served as MLA; unknown for a model autofix cannot name, and for the
-    architectures whose own passes rewrite the KV cache dtype or the backends (DSA, DeepSeek-V4, Kimi-K3)."""
+    architectures whose own passes rewrite the KV cache dtype or the backends (DSA, DeepSeek-V4, Kimi-K3),
+    or refuse backends first (GPT-OSS's allow-list, which SGL1014 reports)."""
     model = cfg.model
-    if model.mla is None or model.architecture in OWN_ATTENTION_RULES or model.is_kimi_k3:
+    if model.mla is None or model.architecture in OWN_ATTENTION_RULES or model.is_kimi_k3 \
+            or model.architecture == "GptOssForCausalLM":
         raise Unresolvable("the model's attention kind, as its KV cache sees it, is not known")
     return model.mla
 
