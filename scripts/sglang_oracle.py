@@ -1389,6 +1389,7 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
     steps = [f for f in steps if f.qualname != "_kimi_k3_overrides"]
     if architecture == KIMI_K3:
         steps.append(RuleFunction(funcs.kimi_module.__name__, "_kimi_k3_overrides", 0))
+    steps = without_steps_inside_whole_resolution(steps)
     post_pass = getattr(importlib.import_module("sglang.srt.arg_groups.overrides"), "run_post_process_pass", None)
     try:
         funcs.deprecated(record)
@@ -1432,6 +1433,8 @@ def judge_one(funcs: RuleFunctions, case: dict[str, Any], rules: list[RuleFuncti
             legacy_gpu_check(model, record)
         if folder is not None:
             model_runner_checks(model, view)
+            aux_hidden_state_capture_checks(model, view)
+            cross_attention_guard(funcs, model, view, _is_mla(architecture or "LlamaForCausalLM", _hints(True)))
     except Exception as exc:  # AssertionError, ValueError, NotImplementedError ...
         return {**result, "ok": False, "stage": "rules", "error": exception_text(exc), "where": raised_at(exc)}
     return {**result, "stage": "rules"}
@@ -1488,6 +1491,18 @@ def legacy_gpu_check(model: Any, record: Any) -> None:
         check(**{k: v for k, v in kwargs.items() if k in inspect.signature(check).parameters})
 
 
+def without_steps_inside_whole_resolution(steps: list[RuleFunction]) -> list[RuleFunction]:
+    """0.5.18's `ServerArgs._run_resolution_pipeline` is the whole resolution, an entry point of
+    handlers it reaches only through others. With it among the steps, the handlers it calls itself
+    run inside it, not again after it: its end materializes the record, which is read-only then."""
+    whole = [f for f in steps if f.qualname == "ServerArgs._run_resolution_pipeline"]
+    if not whole:
+        return steps
+    text = inspect.getsource(whole[0].resolve())
+    return [f for f in steps if f in whole
+            or not re.search(rf"\b{re.escape(f.qualname.rsplit('.', 1)[-1])}\(", text)]
+
+
 def model_runner_checks(model: Any, view: Any) -> None:
     """What the model runner checks of the real model before it loads weights:
     `check_quantized_moe_compatibility` (block-quantized MoE shapes against
@@ -1499,6 +1514,54 @@ def model_runner_checks(model: Any, view: Any) -> None:
         model_config=model, tp_size=view.tp_size, moe_ep_size=view.ep_size,
         moe_dp_size=getattr(view, "moe_dp_size", 1) or 1,
     )
+
+
+def cross_attention_guard(funcs: RuleFunctions, model: Any, view: Any, use_mla: bool) -> None:
+    """The attention registry creators' refusal of an encoder-decoder (cross-attention) model, as the
+    model runner meets it for each effective prefill/decode backend: for such a model alone, only a
+    creator that reads `model_config.is_encoder_decoder` is run, and only what it raises itself is a
+    refusal (building the backend needs a GPU the judge does not have)."""
+    if getattr(model, "is_encoder_decoder", False) is not True:
+        return
+    prefill = view.prefill_attention_backend or view.attention_backend
+    decode = view.decode_attention_backend or view.attention_backend
+    for backend in dict.fromkeys(b for b in (prefill, decode) if b):
+        creator = funcs.backends.get(backend)
+        if creator is None or "is_encoder_decoder" not in inspect.getsource(creator):
+            continue
+        try:
+            creator(types.SimpleNamespace(use_mla_backend=use_mla, server_args=view, model_config=model))
+        except Exception as exc:
+            innermost = exc.__traceback__
+            while innermost is not None and innermost.tb_next is not None:
+                innermost = innermost.tb_next
+            if innermost is not None and innermost.tb_frame.f_code is creator.__code__:
+                raise
+
+
+def aux_hidden_state_capture_checks(model: Any, view: Any) -> None:
+    """What the model runner checks of `--return-aux-hidden-state-layer-ids` against the real
+    model when `handle_aux_hidden_state_capture` resolved a capture-only target:
+    `_check_capture_layer_ids_in_range` (0.5.23 on; nothing in releases without it). Its module
+    is imported only for such a case: importing the model runner's modules changes what a
+    release's ServerArgs lets later cases write."""
+    layer_ids = getattr(view, "return_aux_hidden_state_layer_ids", None)
+    if layer_ids is None or not getattr(view, "enable_return_aux_hidden_states", False):
+        return
+    try:
+        from sglang.srt.arg_groups.validation_hook import _AUX_HIDDEN_STATE_CAPTURE_METHODS
+        from sglang.srt.model_executor.model_runner_components.spec_aux_hidden_state import (
+            _check_capture_layer_ids_in_range,
+        )
+    except ImportError:
+        return
+    capture = getattr(view, "aux_hidden_state_capture", None)
+    if capture is None:
+        # A case that ran only this check's functions: what handle_aux_hidden_state_capture resolves.
+        method = (view.speculative_algorithm or "").upper()
+        capture = method.lower() if method in _AUX_HIDDEN_STATE_CAPTURE_METHODS else None
+    if capture is not None:
+        _check_capture_layer_ids_in_range(layer_ids, model)
 
 
 def raised_at(exc: BaseException) -> str | None:

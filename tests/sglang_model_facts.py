@@ -46,6 +46,9 @@ def derived(folder: str) -> dict[str, object]:
         "moe_intermediate_size": getattr(text, "moe_intermediate_size", None),
         "num_experts": next((n for n in (getattr(text, k, None) for k in EXPERT_KEYS) if n is not None), None),
         "context_length": config.context_len,
+        # As _check_capture_layer_ids_in_range counts the target's layers.
+        "num_hidden_layers": None if getattr(text, "num_hidden_layers", None) is None
+        else int(text.num_hidden_layers) * int(getattr(text, "num_loops", 1)),
         "quant_method": quant.get("quant_method", "").lower() or None,
         "weight_block_size": quant.get("weight_block_size"),
     }

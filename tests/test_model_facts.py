@@ -16,7 +16,8 @@ import pytest
 
 import oracle
 from autofix.knowledge.modelfacts import (
-    EXPERTS_USE_INTERMEDIATE_SIZE, ModelFacts, Quantization, context_length, derive, describe, dsa, text_config,
+    EXPERT_KEYS, EXPERTS_USE_INTERMEDIATE_SIZE, ModelFacts, Quantization, context_length, derive, describe, dsa,
+    text_config,
 )
 from autofix.knowledge.models import resolve_model
 
@@ -38,7 +39,7 @@ EXPECTED = {
     "Qwen--Qwen3-8B": dict(
         architecture="Qwen3ForCausalLM", model_type="qwen3", num_attention_heads=32, num_key_value_heads=8,
         head_dim=128, kv_lora_rank=None, hidden_size=4096, intermediate_size=12288, moe_intermediate_size=None,
-        num_experts=None, quantization=None, context_length=40960),
+        num_experts=None, quantization=None, context_length=40960, num_hidden_layers=36),
     "meta-llama--Llama-3.1-8B-Instruct": dict(
         architecture="LlamaForCausalLM", model_type="llama", num_attention_heads=32, num_key_value_heads=8,
         head_dim=128, hidden_size=4096, intermediate_size=14336, num_experts=None, quantization=None,
@@ -55,14 +56,19 @@ EXPECTED = {
         architecture="Exaone4ForCausalLM", model_type="exaone4", num_attention_heads=40, num_key_value_heads=8,
         head_dim=128, v_head_dim=128, hidden_size=5120, num_experts=None, quantization=None,
         context_length=131072, sliding_window_pattern="LLLG"),  # llama3 rope scaling: no factor
-    "meta-llama--Llama-3.2-90B-Vision-Instruct": dict(
-        architecture="MllamaForConditionalGeneration", model_type="mllama", num_attention_heads=64,
-        num_key_value_heads=8, head_dim=128, v_head_dim=128, hidden_size=8192, quantization=None,
-        context_length=131072, sliding_window_pattern=None),  # the shapes are text_config's
     "Qwen--Qwen2.5-VL-7B-Instruct": dict(
         architecture="Qwen2_5_VLForConditionalGeneration", model_type="qwen2_5_vl", num_attention_heads=28,
-        num_key_value_heads=4, head_dim=128, v_head_dim=128, hidden_size=3584, quantization=None,
-        context_length=128000),
+        num_key_value_heads=4, head_dim=128, v_head_dim=128, hidden_size=3584, intermediate_size=18944,
+        num_experts=None, quantization=None, context_length=128000),  # mrope scaling: no factor
+    "Qwen--Qwen3.5-9B": dict(
+        architecture="Qwen3_5ForConditionalGeneration", model_type="qwen3_5", num_attention_heads=16,
+        num_key_value_heads=4, head_dim=256, hidden_size=4096, intermediate_size=12288, num_experts=None,
+        quantization=None, context_length=262144, num_hidden_layers=32),  # text_config; rope without a factor
+    "meta-llama--Llama-3.2-90B-Vision-Instruct": dict(
+        architecture="MllamaForConditionalGeneration", model_type="mllama", num_attention_heads=64,
+        num_key_value_heads=8, head_dim=128, v_head_dim=128, hidden_size=8192, intermediate_size=28672,
+        num_experts=None, quantization=None, context_length=131072, num_hidden_layers=100,
+        sliding_window_pattern=None),  # text_config; llama3 rope
 }
 
 
@@ -237,7 +243,8 @@ def test_describe_is_json_data() -> None:
 # -- SGLang's own derivation, on the same files -------------------------------------
 
 COMPARED = ("architecture", "num_attention_heads", "num_key_value_heads", "head_dim", "kv_lora_rank",
-            "qk_rope_head_dim", "hidden_size", "moe_intermediate_size", "num_experts", "context_length")
+            "qk_rope_head_dim", "hidden_size", "moe_intermediate_size", "num_experts", "context_length",
+            "num_hidden_layers")
 
 
 # Variants of the real configs that take the derivations' other branches: a linear rope factor, and no
@@ -279,6 +286,13 @@ def test_sglang_derives_the_same(release: str, tmp_path: Path) -> None:
         mine = {key: getattr(facts, key) for key in COMPARED}
         if facts.kv_lora_rank is not None:
             mine["head_dim"] = theirs["head_dim"]  # SGLang's MLA constant; autofix leaves it unknown
+        text = text_config(json.loads((folder / "config.json").read_text()))
+        # A key the file does not hold, which transformers' config class fills in (Qwen3.5's text config
+        # class gives dense checkpoints MoE defaults): autofix leaves the fact unknown.
+        if mine["moe_intermediate_size"] is None and "moe_intermediate_size" not in text:
+            mine["moe_intermediate_size"] = theirs["moe_intermediate_size"]
+        if mine["num_experts"] is None and not any(key in text for key in EXPERT_KEYS):
+            mine["num_experts"] = theirs["num_experts"]
         if theirs["moe_intermediate_size"] is None and theirs["architecture"] in EXPERTS_USE_INTERMEDIATE_SIZE:
             theirs["moe_intermediate_size"] = theirs["intermediate_size"]  # what their FusedMoE is given
         assert mine == {key: theirs[key] for key in COMPARED}, folder.name

@@ -67,6 +67,9 @@ class ModelFacts:
     `_derive_model_shapes` reads it; None where head_dim is.
     sliding_window_pattern: the text config's sliding_window_pattern (EXAONE 4's `LLLG`), as
     SGLang's model hooks test it against None; None when the config holds none.
+    num_hidden_layers: the target's decoder layers as `_check_capture_layer_ids_in_range`
+    (model_runner_components/spec_aux_hidden_state.py, 0.5.23) counts them: the text config's
+    num_hidden_layers times its num_loops (loop models; Nanbeige's config class defaults it to 1).
     """
 
     source: str | None
@@ -88,6 +91,7 @@ class ModelFacts:
     index_topk: int | None = None
     v_head_dim: int | None = None
     sliding_window_pattern: str | int | None = None
+    num_hidden_layers: int | None = None
 
 
 def derive(config: Mapping, source: str) -> ModelFacts:
@@ -123,6 +127,7 @@ def derive(config: Mapping, source: str) -> ModelFacts:
         index_topk=_int(config, "index_topk"),
         v_head_dim=_v_head_dim(text, head_dim),
         sliding_window_pattern=_pattern(text.get("sliding_window_pattern")),
+        num_hidden_layers=_layers(text),
     )
 
 
@@ -210,6 +215,12 @@ def _kv_heads(config: Mapping, text: Mapping, heads: int | None) -> int | None:
         if text.get(key) is not None:
             return _int(text, key)
     return heads
+
+
+def _layers(text: Mapping) -> int | None:
+    """num_hidden_layers times num_loops (1 when the config names none); unknown unless both are ints."""
+    layers, loops = _int(text, "num_hidden_layers"), text.get("num_loops", 1)
+    return layers * loops if layers is not None and _is_int(loops) else None
 
 
 def _head_dim(text: Mapping, hidden: int | None, heads: int | None) -> int | None:
