@@ -66,6 +66,13 @@ def test_the_schema_is_a_valid_versioned_schema() -> None:
 # -- launches, format by format -------------------------------------------------------------
 
 
+def test_the_schema_names_every_format() -> None:
+    from autofix.formats import FORMATS
+
+    file = SCHEMA["properties"]["files"]["items"]["properties"]
+    assert set(file["format"]["enum"]) == set(FORMATS)
+
+
 def test_shell_launch_with_a_quoted_unknown_value(tree: Path) -> None:
     write(tree / "serve.sh", 'python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --port "$PORT" --tp 2\n')
     (launch,) = launches("serve.sh")
@@ -360,6 +367,14 @@ SHAPES = {
     "Dockerfile": "FROM x\nRUN <<EOF\ntimeout 1h python3 -m sglang.launch_server --model-path m\nEOF\n",
     "build.py": ("def cmd(extra):\n    return ['python', '-m', 'sglang.launch_server', '--model-path', 'm', *extra]\n"
                  "# uses sglang\n"),
+    "grown.sh": ('CMD="python -m sglang.launch_server --model-path m"\nCMD="$CMD --tp 2"\n'
+                 'if [ -n "$K" ]; then CMD="$CMD --api-key $K"; fi\nexec $CMD\n'),
+    "pod.sh": ("cat <<EOF | kubectl apply -f -\nkind: Pod\napiVersion: v1\nspec:\n  containers:\n"
+               "  - args: [python3, -m, sglang.launch_server, --model-path, m]\nEOF\n"),
+    "run.py": ("import subprocess\ndef _popen(cmd):\n    return subprocess.Popen(cmd)\n"
+               "_popen(['python', '-m', 'sglang.launch_server', '--model-path', 'm'])\n"),
+    "launch.json": '{"configurations": [{"module": "sglang.launch_server", "args": ["--model-path", "m"]}]}\n',
+    "sglang.service": "[Service]\nExecStart=/usr/bin/python3 -m sglang.launch_server --model-path m --port %i\n",
 }
 
 
@@ -376,6 +391,15 @@ def test_every_shape_is_shown_with_its_entry_point_wrappers_and_pass_throughs(tr
         "job.yaml": [("router", ["bash"], [])],
         "Dockerfile": [("launch_server", ["timeout"], [])],
         "build.py": [("launch_server", [], ["extra"])],
+        "grown.sh": [("launch_server", ["$CMD"], ['"$CMD --api-key $K"'])],  # the addition under `if`
+        "pod.sh": [("launch_server", ["kubectl apply -f -"], [])],
+        "run.py": [("launch_server", ["_popen()"], [])],
+        "launch.json": [("launch_server", [], [])],
+        "sglang.service": [("launch_server", [], [])],
     }
+    tp = next(f for f in shown["grown.sh"][0]["flags"] if f["dest"] == "tp_size")
+    assert (tp["value"], tp["written"]) == ("2", "--tp 2")  # read where the addition writes it
+    port = next(f for f in shown["sglang.service"][0]["flags"] if f["dest"] == "port")
+    assert port["value"] is None  # a systemd specifier: unknown
     port = next(f for f in shown["docker.sh"][0]["flags"] if f["dest"] == "port")
     assert (port["value"], port["written"]) == (None, "--port $PORT")  # unknown, and that flag's alone
