@@ -69,7 +69,7 @@ def test_the_schema_is_a_valid_versioned_schema() -> None:
 def test_the_schema_names_every_format() -> None:
     from autofix.formats import FORMATS
 
-    file = SCHEMA["properties"]["files"]["items"]["properties"]
+    file = SCHEMA["$defs"]["file"]["properties"]
     assert set(file["format"]["enum"]) == set(FORMATS)
 
 
