@@ -48,3 +48,13 @@ def gpu(cfg):  # noqa: ANN001, ANN201 (it reads the GPU the launch runs on, not 
     if found is None:
         raise Unresolvable("GPU not known")
     return found
+
+
+def model_fact(cfg, name: str) -> object:  # noqa: ANN001 (it reads the model, not a flag)
+    """One fact of the served model's config.json (autofix.knowledge.modelfacts); unknown when no
+    config was read or it lacks it."""
+    facts = cfg.model.facts
+    value = getattr(facts, name, None) if facts is not None else None
+    if value is None:
+        raise Unresolvable(f"the model's {name} is not known")
+    return value

@@ -15,20 +15,11 @@ from dataclasses import dataclass
 
 from autofix.edits import Edit
 from autofix.fixers._attention import OWN_ATTENTION_RULES, PHASES
-from autofix.knowledge.modelfacts import EXPERTS_USE_INTERMEDIATE_SIZE, ModelFacts
+from autofix.knowledge.modelfacts import EXPERTS_USE_INTERMEDIATE_SIZE
 from autofix.model import Flag, Launch, Unresolvable
 from autofix.rules import Config, Step, remove, rule, set_
 
-from ._common import plain_int, served
-
-
-def _fact(cfg, name: str) -> object:  # noqa: ANN001 (it reads the model, not a flag)
-    """One fact of the served model's config.json; unknown when no config was read or it lacks it."""
-    facts: ModelFacts | None = cfg.model.facts
-    value = getattr(facts, name, None) if facts is not None else None
-    if value is None:
-        raise Unresolvable(f"the model's {name} is not known")
-    return value
+from ._common import model_fact as _fact, plain_int, served
 
 
 # -- context length (ModelConfig._derive_context_length) ---------------------------

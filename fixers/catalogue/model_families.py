@@ -8,20 +8,11 @@ as SGLang reads them, and stays quiet when a fact is unknown.
 
 from __future__ import annotations
 
-from autofix.knowledge.modelfacts import ModelFacts, dsa
+from autofix.knowledge.modelfacts import dsa
 from autofix.model import Unresolvable
 from autofix.rules import remove, rule
 
-from ._common import served
-
-
-def _fact(cfg, name: str) -> object:  # noqa: ANN001 (it reads the model, not a flag)
-    """One fact of the served model's config.json; unknown when no config was read or it lacks it."""
-    facts: ModelFacts | None = cfg.model.facts
-    value = getattr(facts, name, None) if facts is not None else None
-    if value is None:
-        raise Unresolvable(f"the model's {name} is not known")
-    return value
+from ._common import model_fact as _fact, served
 
 
 def _dsa(cfg) -> bool:  # noqa: ANN001
@@ -62,7 +53,7 @@ rule(
     when=lambda cfg: cfg.enable_cp_decode_attn_tp and _fact(cfg, "architecture") not in _CP_DECODE_ATTN_TP_ARCHS
     and served(cfg.model_path),
     at="enable_cp_decode_attn_tp",
-    message=lambda cfg: f"`--enable-cp-decode-attn-tp` serves only "
+    message=lambda cfg: "`--enable-cp-decode-attn-tp` serves only "
     + ", ".join(f"`{a}`" for a in sorted(_CP_DECODE_ATTN_TP_ARCHS))
     + f"; this model is `{_fact(cfg, 'architecture')}`",
     fix=remove("enable_cp_decode_attn_tp"),
