@@ -1,0 +1,194 @@
+"""Catalogue rules: LayerNorm sequence parallelism, PD-Multiplexing, pipeline parallelism with
+speculative decoding, and the native gRPC sidecar.
+
+They mirror SGLang's `layernorm_sp_hook.validate_layernorm_sp` (0.5.19 on, reached through
+`handle_layernorm_sp` for `--enable-layernorm-sp`), the PD-Multiplexing and pipeline-parallel
+checks of `check_server_args` (`validation_hook.py`; a `ServerArgs` method in 0.5.17/0.5.18;
+`check_pipeline_parallel_compat` from 0.5.21), and the `--sidecar` checks of
+`_handle_deprecated_args` (`serving_hook.py`).
+
+`validate_layernorm_sp` first refuses every architecture outside its supported set; the rules
+here need the served model's config to say `Qwen3ForCausalLM` (the one architecture every
+release supports), which autofix learns from a local or cached config.json, never from the
+model's name. The rules assume SGLang's default environment (no `SGLANG_GRPC_PORT`).
+"""
+
+from __future__ import annotations
+
+from autofix.rules import known, remove, rule, set_
+
+from ._common import served
+from .speculative import _algorithm
+
+# -- helpers: they take values, so that each condition names what it reads -------------
+
+_QWEN3 = "Qwen3ForCausalLM"
+# Decoders no model override moves --chunked-prefill-size or the overlap schedule for.
+_PLAIN_DECODERS = ("Qwen2ForCausalLM", "Qwen3ForCausalLM", "LlamaForCausalLM")
+
+
+def _layernorm_sp(enable: object, model_path: object, architecture: object, megamoe: object) -> bool:
+    """validate_layernorm_sp reaches its parallelism checks: `--enable-layernorm-sp` on a
+    served Qwen3ForCausalLM, without `--enable-megamoe-for-layernorm-sp` (Muse Spark only)."""
+    return bool(enable) and served(model_path) and architecture == _QWEN3 and not megamoe
+
+
+def _no_attention_dp(enable_dp_attention: object, attn_dp_size: object) -> bool:
+    """No attention DP as written (`--enable-dp-attention`, or `--attn-dp-size` from 0.5.22)."""
+    return not enable_dp_attention and attn_dp_size in (None, 1)
+
+
+def _pdmux(enable: object, model_path: object, architecture: object, pp_size: object, mis: object) -> bool:
+    """The PD-Multiplexing block of check_server_args runs past its pipeline check, on a plain
+    decoder (no model override sets --chunked-prefill-size) without multi-item scoring."""
+    return bool(enable) and served(model_path) and architecture in _PLAIN_DECODERS and pp_size == 1 \
+        and not mis
+
+
+def _chunked_prefill_on(size: object) -> bool:
+    """--chunked-prefill-size is not -1: as written, or (unset) SGLang's positive GPU default."""
+    return size is None or known(size) != -1
+
+
+def _overlap_stays_on(disable: object, speculative: object, dllm: object, device: object) -> bool:
+    """The overlap schedule stays on: not disabled as written, and nothing the launch writes
+    makes SGLang disable it (speculative decoding, a diffusion LLM, a CPU or MPS device)."""
+    return not disable and speculative is None and dllm is None and device in (None, "cuda")
+
+
+# -- validate_layernorm_sp (0.5.19 on) -------------------------------------------------
+
+_SP = "--model-path Qwen/Qwen3-8B --enable-layernorm-sp"
+
+rule(
+    code="SGL1250",
+    name="layernorm-sp-on-single-tp-rank",
+    errors="cb32fc27848b",
+    when=lambda cfg: _layernorm_sp(cfg.enable_layernorm_sp, cfg.model_path, cfg.model.architecture,
+                                   cfg.get("enable_megamoe_for_layernorm_sp", False))
+    and cfg.tp_size <= 1,
+    at=("enable_layernorm_sp", "tp_size"),
+    message="`--enable-layernorm-sp` needs `--tp-size` above 1, got {tp_size}: there is no sequence to shard "
+    "across a single TP rank",
+    fix=remove("enable_layernorm_sp"),
+    example=_SP,
+    near_miss=f"{_SP} --tp-size 2",
+)
+
+rule(
+    code="SGL1251",
+    name="layernorm-sp-with-dp-attention",
+    errors="1954d9242f6a",
+    when=lambda cfg: _layernorm_sp(cfg.enable_layernorm_sp, cfg.model_path, cfg.model.architecture,
+                                   cfg.get("enable_megamoe_for_layernorm_sp", False))
+    and cfg.tp_size > 1 and cfg.enable_dp_attention and cfg.dp_size > 1,
+    at=("enable_layernorm_sp", "enable_dp_attention"),
+    message="`--enable-layernorm-sp` is not compatible with `--enable-dp-attention`: sequence parallelism "
+    "shards the sequence across the whole TP group, which DP attention splits into groups holding "
+    "different sequences",
+    fix=remove("enable_layernorm_sp"),
+    example=f"{_SP} --tp-size 2 --dp-size 2 --enable-dp-attention",
+    near_miss=f"{_SP} --tp-size 2 --dp-size 2",
+)
+
+rule(
+    code="SGL1252",
+    name="layernorm-sp-with-speculative-decoding",
+    errors="8e232a2d8270",
+    when=lambda cfg: _layernorm_sp(cfg.enable_layernorm_sp, cfg.model_path, cfg.model.architecture,
+                                   cfg.get("enable_megamoe_for_layernorm_sp", False))
+    and cfg.tp_size > 1 and _no_attention_dp(cfg.enable_dp_attention, cfg.get("attn_dp_size", 1))
+    and _algorithm(cfg.speculative_algorithm) == "NGRAM",
+    at=("enable_layernorm_sp", "speculative_algorithm"),
+    message="`--enable-layernorm-sp` is not compatible with speculative decoding "
+    "(`--speculative-algorithm {speculative_algorithm}`): the captured hidden states would be sequence-sharded",
+    fix=remove("enable_layernorm_sp"),
+    example=f"{_SP} --tp-size 2 --speculative-algorithm NGRAM",
+    near_miss=f"{_SP} --tp-size 2",
+)
+
+rule(
+    code="SGL1253",
+    name="layernorm-sp-with-pipeline-parallelism",
+    errors="6b76f65fd001",
+    when=lambda cfg: _layernorm_sp(cfg.enable_layernorm_sp, cfg.model_path, cfg.model.architecture,
+                                   cfg.get("enable_megamoe_for_layernorm_sp", False))
+    and cfg.tp_size > 1 and _no_attention_dp(cfg.enable_dp_attention, cfg.get("attn_dp_size", 1))
+    and cfg.speculative_algorithm is None and cfg.pp_size > 1,
+    at=("enable_layernorm_sp", "pp_size"),
+    message="`--enable-layernorm-sp` is not compatible with pipeline parallelism (`--pp-size {pp_size}`): only "
+    "the first stage starts the sequence-sharded region",
+    fix=remove("enable_layernorm_sp"),
+    example=f"{_SP} --tp-size 2 --pp-size 2",
+    near_miss=f"{_SP} --tp-size 2",
+)
+
+# -- check_server_args: PD-Multiplexing ---------------------------------------------------
+
+_PDMUX = "--model-path Qwen/Qwen3-8B --enable-pdmux"
+
+rule(
+    code="SGL1254",
+    name="pdmux-with-chunked-prefill",
+    errors="f87dc2a2fb4e",
+    when=lambda cfg: _pdmux(cfg.enable_pdmux, cfg.model_path, cfg.model.architecture, cfg.pp_size,
+                            cfg.get("enable_mis", False))
+    and _chunked_prefill_on(cfg.chunked_prefill_size),
+    at=("chunked_prefill_size", "enable_pdmux"),
+    message="`--enable-pdmux` (PD-Multiplexing) is not compatible with chunked prefill: set "
+    "`--chunked-prefill-size -1`",
+    fix=set_("chunked_prefill_size", "-1"),
+    example=f"{_PDMUX} --disable-overlap-schedule --chunked-prefill-size 8192",
+    near_miss=f"{_PDMUX} --disable-overlap-schedule --chunked-prefill-size -1",
+)
+
+rule(
+    code="SGL1255",
+    name="pdmux-with-overlap-schedule",
+    errors="766457d22ab4",
+    when=lambda cfg: _pdmux(cfg.enable_pdmux, cfg.model_path, cfg.model.architecture, cfg.pp_size,
+                            cfg.get("enable_mis", False))
+    and cfg.chunked_prefill_size == -1 and cfg.disaggregation_mode == "null"
+    and _overlap_stays_on(cfg.disable_overlap_schedule, cfg.speculative_algorithm, cfg.dllm_algorithm, cfg.device),
+    at="enable_pdmux",
+    message="`--enable-pdmux` (PD-Multiplexing) is not compatible with the overlap schedule: add "
+    "`--disable-overlap-schedule`",
+    fix=set_("disable_overlap_schedule"),
+    example=f"{_PDMUX} --chunked-prefill-size -1",
+    near_miss=f"{_PDMUX} --chunked-prefill-size -1 --disable-overlap-schedule",
+)
+
+# -- check_server_args / check_pipeline_parallel_compat: PP with speculative decoding ---------
+# Up to 0.5.20 no speculative algorithm runs with PP on CUDA (6496fa426f81); from 0.5.21 only
+# EAGLE does, on a PD prefill server (fad302b0abfe). NGRAM is refused by both.
+
+rule(
+    code="SGL1256",
+    name="pipeline-parallelism-with-ngram-speculative",
+    errors=("6496fa426f81", "fad302b0abfe"),
+    when=lambda cfg: served(cfg.model_path) and cfg.pp_size > 1 and cfg.device in (None, "cuda")
+    and _algorithm(cfg.speculative_algorithm) == "NGRAM",
+    at=("pp_size", "speculative_algorithm"),
+    message="pipeline parallelism (`--pp-size {pp_size}`) does not support NGRAM speculative decoding",
+    fix=remove("pp_size"),
+    example="--model-path Qwen/Qwen3-8B --pp-size 2 --speculative-algorithm NGRAM",
+    near_miss="--model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM",
+)
+
+# -- _handle_deprecated_args: the native gRPC sidecar --------------------------------------
+
+rule(
+    code="SGL1257",
+    name="sidecar-without-grpc-port",
+    errors="47fc9f08c74e",
+    when=lambda cfg: cfg.sidecar is not None and bool(str(cfg.sidecar).strip())
+    and cfg.sidecar_args is None and not cfg.smg_grpc_mode and not cfg.grpc_mode
+    and cfg.get("grpc_response_timeout_secs", 1) > 0 and cfg.grpc_port is None,
+    at="sidecar",
+    message="`--sidecar {sidecar}` runs against SGLang's native gRPC server, which needs `--grpc-port` "
+    "(or SGLANG_GRPC_PORT)",
+    example="--model-path Qwen/Qwen3-8B --sidecar my_sidecar",
+    near_miss="--model-path Qwen/Qwen3-8B --sidecar my_sidecar --grpc-port 30001",
+    note="No fix is offered: the port is the user's choice. SGLang also reads `SGLANG_GRPC_PORT`, which "
+    "autofix assumes unset.",
+)
