@@ -21,6 +21,7 @@ from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
 from ._common import served
+from ._elastic_graphs import graph_refusal
 
 _ELASTIC_EPLB = ("auto", "elasticity_aware", "elasticity_aware_hierarchical")
 
@@ -180,7 +181,12 @@ def _scale_up_refusal(cfg, release, mode, tp, max_ep_size, initial, offset) -> s
         return "24fde7be79cf"
     # Both CUDA graph phases off (0.5.17-0.5.20 need that; later ones the prefill graph off and
     # the decode one off or full), and past the checks of a full decode graph's recapture.
-    _graphs_off(cfg)
+    if release >= (0, 5, 21):
+        graphs = graph_refusal(cfg)
+        if graphs is not None:
+            return graphs
+    else:
+        _graphs_off(cfg)
     return _scale_up_topology_refusal(cfg, release, mode, tp)
 
 
