@@ -1,11 +1,13 @@
 """Catalogue rules: LayerNorm sequence parallelism, PD-Multiplexing, pipeline parallelism with
-speculative decoding, and the native gRPC sidecar.
+speculative decoding, the native gRPC sidecar, a PD decode server with decode context
+parallelism, and HiCache's buffer-only host memory.
 
 They mirror SGLang's `layernorm_sp_hook.validate_layernorm_sp` (0.5.19 on, reached through
 `handle_layernorm_sp` for `--enable-layernorm-sp`), the PD-Multiplexing and pipeline-parallel
 checks of `check_server_args` (`validation_hook.py`; a `ServerArgs` method in 0.5.17/0.5.18;
-`check_pipeline_parallel_compat` from 0.5.21), and the `--sidecar` checks of
-`_handle_deprecated_args` (`serving_hook.py`).
+`check_pipeline_parallel_compat` from 0.5.21), the `--sidecar` checks of
+`_handle_deprecated_args` (`serving_hook.py`), `handle_pd_disaggregation`
+(`pd_disaggregation_hook.py`) and `validate_hicache_host_memory_mode` (`hicache_hook.py`).
 
 `validate_layernorm_sp` first refuses every architecture outside its supported set; the rules
 here need the served model's config to say `Qwen3ForCausalLM` (the one architecture every
@@ -18,6 +20,8 @@ from __future__ import annotations
 from autofix.rules import known, remove, rule, set_
 
 from ._common import served
+from .elastic_ep import _release
+from .kv_cache import _hicache_path
 from .speculative import _algorithm
 
 # -- helpers: they take values, so that each condition names what it reads -------------
@@ -191,4 +195,91 @@ rule(
     near_miss="--model-path Qwen/Qwen3-8B --sidecar my_sidecar --grpc-port 30001",
     note="No fix is offered: the port is the user's choice. SGLang also reads `SGLANG_GRPC_PORT`, which "
     "autofix assumes unset.",
+)
+
+# -- handle_pd_disaggregation: a PD decode server with decode context parallelism ----------
+# The transfer backends that carry the DCP relayout grew: mooncake and nixl (0.5.17/0.5.18),
+# then fake (0.5.19-0.5.21), then mori and ascend (0.5.22 on, when every choice passes).
+# mooncake_tcp is read as mooncake before this check.
+
+_DCP_TRANSFER = {(0, 5, 17): ("mooncake", "nixl"), (0, 5, 19): ("mooncake", "nixl", "fake"),
+                 (0, 5, 22): ("mooncake", "nixl", "fake", "mori", "ascend")}
+
+
+def _dcp_transfer_refused(backend: object, release: tuple[int, ...]) -> bool:
+    """The transfer backend is not one the release's PD decode DCP path takes."""
+    allowed = next(v for k, v in sorted(_DCP_TRANSFER.items(), reverse=True) if release >= k)
+    return backend not in (*allowed, "mooncake_tcp")
+
+
+def _pd_decode_dcp(mode: object, dcp_size: object, model_path: object) -> bool:
+    return mode == "decode" and dcp_size > 1 and served(model_path)
+
+
+_PD_DCP = "--model-path deepseek-ai/DeepSeek-V3 --tp-size 2 --dcp-size 2 --disaggregation-mode decode"
+
+rule(
+    code="SGL1266",
+    name="pd-decode-dcp-unsupported-transfer-backend",
+    errors=("e9334c02d679", "89b99eab93e8"),
+    when=lambda cfg: _pd_decode_dcp(cfg.disaggregation_mode, cfg.dcp_size, cfg.model_path)
+    and _dcp_transfer_refused(cfg.disaggregation_transfer_backend, _release(cfg)),
+    at=("disaggregation_transfer_backend", "dcp_size"),
+    message="a PD decode server with decode context parallelism (`--dcp-size {dcp_size}`) needs a transfer "
+    "backend that relays the DCP layout (mooncake or nixl), got `{disaggregation_transfer_backend}`",
+    fix=remove("disaggregation_transfer_backend"),
+    example=f"{_PD_DCP} --disaggregation-transfer-backend mori",
+    near_miss=f"{_PD_DCP} --disaggregation-transfer-backend nixl",
+    note="The fix falls back to SGLang's default transfer backend, mooncake.",
+)
+
+rule(
+    code="SGL1267",
+    name="pd-decode-dcp-with-radix-cache",
+    errors="ce462b2183c9",
+    when=lambda cfg: _pd_decode_dcp(cfg.disaggregation_mode, cfg.dcp_size, cfg.model_path)
+    and not _dcp_transfer_refused(cfg.disaggregation_transfer_backend, _release(cfg))
+    and cfg.disaggregation_decode_enable_radix_cache,
+    at="disaggregation_decode_enable_radix_cache",
+    message="a PD decode server with decode context parallelism (`--dcp-size {dcp_size}`) needs the chunk "
+    "cache: `--disaggregation-decode-enable-radix-cache` is not supported",
+    fix=remove("disaggregation_decode_enable_radix_cache"),
+    example=f"{_PD_DCP} --disaggregation-decode-enable-radix-cache",
+    near_miss=_PD_DCP,
+)
+
+rule(
+    code="SGL1268",
+    name="pd-decode-dcp-with-hierarchical-cache",
+    errors="8db6587d9379",
+    when=lambda cfg: _pd_decode_dcp(cfg.disaggregation_mode, cfg.dcp_size, cfg.model_path)
+    and not _dcp_transfer_refused(cfg.disaggregation_transfer_backend, _release(cfg))
+    and not cfg.disaggregation_decode_enable_radix_cache and cfg.enable_hierarchical_cache,
+    at="enable_hierarchical_cache",
+    message="a PD decode server with decode context parallelism (`--dcp-size {dcp_size}`) needs the chunk "
+    "cache: `--enable-hierarchical-cache` is not supported",
+    fix=remove("enable_hierarchical_cache"),
+    example=f"{_PD_DCP} --enable-hierarchical-cache",
+    near_miss=_PD_DCP,
+)
+
+# -- validate_hicache_host_memory_mode (0.5.19-0.5.21; later releases turn write_back into
+# write_through here). Its host-pool-size check (a24007c1d9ee) is behind SGLang's own default
+# of --hicache-ratio, which every launch that reaches it gets.
+
+rule(
+    code="SGL1269",
+    name="hicache-buffer-only-with-write-back",
+    errors="b51fd9d9295b",
+    when=lambda cfg: cfg.hicache_host_memory_mode == "buffer_only" and cfg.hicache_storage_backend is not None
+    and cfg.hicache_write_policy == "write_back" and _hicache_path(cfg),
+    at=("hicache_write_policy", "hicache_host_memory_mode"),
+    message="`--hicache-host-memory-mode buffer_only` does not support `--hicache-write-policy write_back` "
+    "(host memory is only a staging buffer); use write_through or write_through_selective",
+    fix=set_("hicache_write_policy", "write_through"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --enable-hierarchical-cache --hicache-ratio 2 "
+    "--hicache-host-memory-mode buffer_only --hicache-storage-backend file --hicache-write-policy write_back",
+    near_miss="--model-path Qwen/Qwen3-8B --enable-hierarchical-cache --hicache-ratio 2 "
+    "--hicache-host-memory-mode buffer_only --hicache-storage-backend file --hicache-write-policy write_through",
 )
