@@ -94,7 +94,7 @@ def _elastic_refusal(cfg) -> str | None:  # noqa: ANN001, C901, PLR0911, PLR0912
         if mode is None:
             mode = "recover"
         elif mode != "recover":
-            return "other"  # --elastic-ep-rejoin conflicts with --elastic-ep-join-mode
+            return "4f5de845e623"  # --elastic-ep-rejoin conflicts with --elastic-ep-join-mode
     if backend is not None:
         if cfg.enable_eplb and cfg.eplb_algorithm not in _ELASTIC_EPLB:
             return "607a15bc4c10"
@@ -233,7 +233,7 @@ def _scale_up_topology_refusal(cfg, release, mode, tp) -> str | None:  # noqa: A
         # _data_parallelism_defaults turns both off with --dp-size 1 (not for a scale joiner).
         single = cfg.dp_size == 1 and mode != "scale"
         if not (cfg.enable_dp_attention and not single):
-            return "other"  # Elastic EP scale-up requires --enable-dp-attention
+            return "32f34ff833bd"  # Elastic EP scale-up requires --enable-dp-attention
         lm_head = cfg.enable_dp_lm_head and not single
     if not lm_head:
         return "acf046d83d17"
@@ -243,14 +243,19 @@ def _scale_up_topology_refusal(cfg, release, mode, tp) -> str | None:  # noqa: A
         return "9f5784e8709a"
     a2a = _a2a_backend(cfg)
     if a2a == "nixl":
-        return None if release >= (0, 5, 23) or _older_widths_pass(cfg, release, tp) else "other"
+        return None if release >= (0, 5, 23) or _older_widths_pass(cfg, release, tp) else _older_width_error(release)
     if a2a != "none":
         raise Unresolvable("whether this a2a backend spans EP over the TP group differs by release")
     if cfg.ep_size != tp:
-        return "72130126aea5" if release >= (0, 5, 23) else "other"
+        return "72130126aea5" if release >= (0, 5, 23) else "973b58d4964b"
     if not _older_widths_pass(cfg, release, tp):
-        return "other"
+        return _older_width_error(release)
     return "0ec629973d70"
+
+
+def _older_width_error(release: tuple[int, ...]) -> str:
+    """The error of that width check: dp_size == tp_size to 0.5.21, attn_dp_size == tp_size in 0.5.22."""
+    return "ffac8fbb5404" if release >= (0, 5, 22) else "da3110115312"
 
 
 def _older_widths_pass(cfg, release, tp) -> bool:  # noqa: ANN001
