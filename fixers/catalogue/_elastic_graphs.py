@@ -1,7 +1,7 @@
-"""The CUDA graph block of SGLang's `handle_elastic_ep` scale-up checks (0.5.21 on), for the
-walk in elastic_ep.py: the decode graph `full` or `disabled`, the prefill graph `disabled`,
-and, with a `full` decode graph (recaptured after each scale), none of the features its
-recapture cannot follow.
+"""The CUDA graph block of SGLang's `handle_elastic_ep` scale-up checks, for the walk in
+elastic_ep.py: to 0.5.20 both phases disabled; from 0.5.21 the decode graph `full` or
+`disabled`, the prefill graph `disabled`, and, with a `full` decode graph (recaptured after
+each scale), none of the features its recapture cannot follow.
 
 The phase backends are read as `parse_cuda_graph_config` reads them: the `--cuda-graph-config`
 JSON over `--cuda-graph-backend-<phase>` over `--disable-<phase>-cuda-graph` over
@@ -63,12 +63,14 @@ def _graphs_kept(cfg) -> None:  # noqa: ANN001
 def graph_refusal(cfg) -> str | None:  # noqa: ANN001, PLR0911
     """The catalogue id of the first assert of the CUDA graph block the launch fails
     (`other` for one no rule reports), or None when it passes them."""
-    decode, prefill = _phase_backend(cfg, "decode"), _phase_backend(cfg, "prefill")
+    decode = _phase_backend(cfg, "decode")
+    if decode not in ("disabled", "full"):
+        _graphs_kept(cfg)
+        return "cf3eb3925633"
+    prefill = _phase_backend(cfg, "prefill")
     if decode == prefill == "disabled":
         return None
     _graphs_kept(cfg)
-    if decode not in ("disabled", "full"):
-        return "cf3eb3925633"
     if prefill != "disabled":
         return "be029fc324d3"
     if cfg.device not in (None, "cuda"):
@@ -85,4 +87,18 @@ def graph_refusal(cfg) -> str | None:  # noqa: ANN001, PLR0911
         return "27f6e539060f"
     if cfg.enable_pdmux:
         return "55455ea645b4"
+    return None
+
+
+def older_graph_refusal(cfg) -> str | None:  # noqa: ANN001
+    """0.5.17-0.5.20: scale-up needs both CUDA graph phases disabled (834353edd3b0)."""
+    for phase in ("decode", "prefill"):
+        try:
+            backend = _phase_backend(cfg, phase)
+        except Unresolvable:
+            continue
+        if backend != "disabled":
+            _graphs_kept(cfg)
+            return "834353edd3b0"
+    _phase_backend(cfg, "decode"), _phase_backend(cfg, "prefill")  # unknown unless both are written off
     return None

@@ -21,7 +21,7 @@ from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
 from ._common import served
-from ._elastic_graphs import graph_refusal
+from ._elastic_graphs import graph_refusal, older_graph_refusal
 
 _ELASTIC_EPLB = ("auto", "elasticity_aware", "elasticity_aware_hierarchical")
 
@@ -186,22 +186,10 @@ def _scale_up_refusal(cfg, release, mode, tp, max_ep_size, initial, offset) -> s
         if graphs is not None:
             return graphs
     else:
-        _graphs_off(cfg)
+        graphs = older_graph_refusal(cfg)
+        if graphs is not None:
+            return graphs
     return _scale_up_topology_refusal(cfg, release, mode, tp)
-
-
-def _graphs_off(cfg) -> None:  # noqa: ANN001
-    """Unknown unless the launch turns off both CUDA graph phases itself: the
-    resolution turns an unlocked phase on or off by model, backend and GPU, but
-    never turns a phase the launch set to `disabled` back on."""
-    if cfg.cuda_graph_config is not None:
-        raise Unresolvable("--cuda-graph-config is read by SGLang's own parser")
-    for phase in ("decode", "prefill"):
-        backend = cfg.get(f"cuda_graph_backend_{phase}", None)
-        off = backend == "disabled" if backend is not None else \
-            cfg.disable_cuda_graph or cfg.get(f"disable_{phase}_cuda_graph", False)
-        if not off:
-            raise Unresolvable(f"the {phase} CUDA graph backend is resolved at start")
 
 
 def _a2a_backend(cfg) -> str:  # noqa: ANN001

@@ -6,12 +6,12 @@ Up to 0.5.21 scale-up asks for `--enable-dp-attention` (later: `--attn-dp-size`)
 for the EP size equal to the TP size under the built-in TP MoE, and up to 0.5.22 for the DP
 (0.5.22: attention-DP) width equal to the TP size; up to 0.5.20 the deprecated
 `--elastic-ep-rejoin` conflicts with an explicit join mode; 0.5.17/0.5.18 assert a positive
-initial EP size without a message.
+initial EP size without a message, and up to 0.5.20 scale-up needs both CUDA graph phases off.
 """
 
 from __future__ import annotations
 
-from autofix.rules import remove, rule
+from autofix.rules import remove, rule, set_
 
 from .elastic_ep import _SCALE_JOIN, _SCALE_UP, _refuses
 
@@ -78,4 +78,20 @@ rule(
     message="`--elastic-ep-initial-size` must be above 0, got {elastic_ep_initial_size}",
     example=_SCALE_JOIN + " --elastic-ep-initial-size 0",
     near_miss=_SCALE_JOIN + " --elastic-ep-initial-size 2",
+)
+
+_NO_GRAPHS = _SCALE_UP.replace(" --disable-cuda-graph", "")
+
+rule(
+    code="SGL1295",
+    name="elastic-ep-scale-up-with-cuda-graphs-older",
+    errors="834353edd3b0",
+    when=lambda cfg: cfg.max_ep_size is not None and cfg.cuda_graph_config is None
+    and _refuses(cfg, "834353edd3b0"),
+    at=("cuda_graph_backend_decode", "cuda_graph_backend_prefill", "max_ep_size"),
+    message="elastic EP scale-up (`--max-ep-size {max_ep_size}`) requires both CUDA graph phases disabled",
+    fix=(set_("cuda_graph_backend_decode", "disabled"), set_("cuda_graph_backend_prefill", "disabled")),
+    safe=True,
+    example=_NO_GRAPHS + " --cuda-graph-backend-decode full --cuda-graph-backend-prefill disabled",
+    near_miss=_NO_GRAPHS + " --cuda-graph-backend-decode disabled --cuda-graph-backend-prefill disabled",
 )
