@@ -3,8 +3,10 @@ speculative algorithms under attention DP and pipeline parallelism (`speculative
 two-batch overlap without an EP a2a backend and LoRA with speculative decoding
 (`check_server_args`, `check_lora_server_args`), context-parallel sizing
 (`handle_context_parallelism`), the FlashInfer MoE a2a backend and the TRT-LLM routed MoE
-runner (`handle_a2a_moe`, `handle_moe_kernel_config`), and EPLB without expert parallelism
-(`handle_eplb_and_dispatch`). In 0.5.17/0.5.18 most are `ServerArgs` methods of the same names.
+runner (`handle_a2a_moe`, `handle_moe_kernel_config`), EPLB without expert parallelism
+(`handle_eplb_and_dispatch`), data parallelism across nodes (`check_server_args`),
+`--keep-mm-feature-on-device` (`_handle_multimodal_feature_transport`) and the MoE runners of
+`--quantization nvfp4_online` (`_moe_runner_backend_quant_constraints`). In 0.5.17/0.5.18 most are `ServerArgs` methods of the same names.
 
 Attention DP is read as `_attention_dp` reads it (speculative_more.py): `--attn-dp-size` from
 0.5.22, else `--dp-size` above 1 with `--enable-dp-attention`; launches whose DP layout DWDP,
@@ -13,10 +15,11 @@ prefill CP or an EP scale joiner rewrites are left alone.
 
 from __future__ import annotations
 
-from autofix.rules import remove, rule
+from autofix.rules import remove, rule, set_
 
-from ._common import served
+from ._common import gpu, served
 from .attention_moe_more import _quant
+from .elastic_ep import _release
 from .newly_judged import _dspark
 from .parallel import _model_known_not
 from .speculative import _algorithm
@@ -207,4 +210,72 @@ rule(
     fix=remove("enable_eplb"),
     example="--model-path Qwen/Qwen3-8B --tp-size 2 --enable-eplb",
     near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --ep-size 2 --enable-eplb",
+)
+
+# -- check_server_args: multi-node data parallelism (to 0.5.21) -----------------------------
+
+rule(
+    code="SGL1296",
+    name="multi-node-dp-without-dp-attention",
+    errors="8dbe8dc8d342",
+    when=lambda cfg: served(cfg.model_path) and cfg.ep_join_mode != "scale"
+    and (cfg.tp_size * cfg.pp_size) % cfg.nnodes == 0
+    and cfg.dp_size > 1 and cfg.nnodes != 1 and not cfg.enable_dp_attention,
+    at=("dp_size", "nnodes"),
+    message="data parallelism across nodes (`--dp-size {dp_size}` with `--nnodes {nnodes}`) needs "
+    "`--enable-dp-attention`",
+    fix=remove("dp_size"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --dp-size 2 --nnodes 2 --node-rank 0 "
+    "--dist-init-addr 10.0.0.1:5000",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --dp-size 2 --enable-dp-attention --nnodes 2 --node-rank 0 "
+    "--dist-init-addr 10.0.0.1:5000",
+    note="The fix drops the DP replicas (one replica spans the nodes); `--enable-dp-attention` keeps "
+    "DP as attention DP instead.",
+)
+
+# -- _handle_multimodal_feature_transport (to 0.5.20) --------------------------------------
+
+
+def _transport_conflicts(transport: object, release: tuple[int, ...]) -> bool:
+    """`--keep-mm-feature-on-device` takes only the cuda_ipc transport (0.5.17 refuses only cpu)."""
+    return transport == "cpu" if release < (0, 5, 18) else transport not in (None, "cuda_ipc")
+
+
+rule(
+    code="SGL1297",
+    name="keep-mm-feature-on-device-with-non-ipc-transport",
+    errors=("104eea9bb850", "02e00f5c4b30"),
+    when=lambda cfg: cfg.keep_mm_feature_on_device and _transport_conflicts(cfg.mm_feature_transport, _release(cfg)),
+    at=("mm_feature_transport", "keep_mm_feature_on_device"),
+    message="`--keep-mm-feature-on-device` conflicts with `--mm-feature-transport {mm_feature_transport}`: "
+    "use only `--mm-feature-transport cuda_ipc`",
+    fix=set_("mm_feature_transport", "cuda_ipc"),
+    safe=True,
+    example="--model-path Qwen/Qwen3-8B --keep-mm-feature-on-device --mm-feature-transport cpu",
+    near_miss="--model-path Qwen/Qwen3-8B --keep-mm-feature-on-device --mm-feature-transport cuda_ipc",
+)
+
+# -- _moe_runner_backend_quant_constraints: --quantization nvfp4_online (to 0.5.22) ----------
+
+
+def _nvfp4_online_runner_refused(runner: object, release: tuple[int, ...]) -> bool:
+    """A MoE runner nvfp4_online does not take (0.5.18 added flashinfer_cutedsl); auto picks one."""
+    allowed = ("auto", "flashinfer_trtllm", "flashinfer_trtllm_routed")
+    return runner not in (allowed if release < (0, 5, 18) else (*allowed, "flashinfer_cutedsl"))
+
+
+rule(
+    code="SGL1298",
+    name="nvfp4-online-with-unsupported-moe-runner",
+    errors=("3eb0591e1c1d", "626404e04727"),
+    when=lambda cfg: served(cfg.model_path) and _quant(cfg.quantization, cfg.model_path) == "nvfp4_online"
+    and gpu(cfg).is_sm100 and _nvfp4_online_runner_refused(cfg.moe_runner_backend, _release(cfg)),
+    at=("moe_runner_backend", "quantization"),
+    message="`--quantization nvfp4_online` supports only the flashinfer_trtllm and flashinfer_trtllm_routed MoE "
+    "runners (and flashinfer_cutedsl from 0.5.18), got `--moe-runner-backend {moe_runner_backend}`",
+    fix=remove("moe_runner_backend"),
+    gpu="b200",
+    example="--model-path Qwen/Qwen3-8B --quantization nvfp4_online --moe-runner-backend triton",
+    near_miss="--model-path Qwen/Qwen3-8B --quantization nvfp4_online --moe-runner-backend flashinfer_trtllm",
+    note="The fix lets SGLang pick the runner (flashinfer_trtllm).",
 )
