@@ -20,7 +20,7 @@ from autofix.rules import remove, rule, set_
 from ._common import gpu, served
 from .attention_moe_more import _quant
 from .elastic_ep import _release
-from .newly_judged import _dspark
+from .newly_judged import _dspark, _target_a2a
 from .parallel import _model_known_not
 from .speculative import _algorithm
 from .speculative_more import _attention_dp, _cuda, _dp_as_written, _lora_on
@@ -278,4 +278,35 @@ rule(
     example="--model-path Qwen/Qwen3-8B --quantization nvfp4_online --moe-runner-backend triton",
     near_miss="--model-path Qwen/Qwen3-8B --quantization nvfp4_online --moe-runner-backend flashinfer_trtllm",
     note="The fix lets SGLang pick the runner (flashinfer_trtllm).",
+)
+
+# -- _handle_dspark under attention DP: the MoE a2a backend (to 0.5.20; SGL581 from 0.5.21) ---
+
+
+def _dspark_a2a_refused(a2a: str, release: tuple[int, ...]) -> bool:
+    """An a2a backend DSpark under attention DP does not take: only none in 0.5.17, megamoe too after."""
+    return a2a not in (("none",) if release < (0, 5, 18) else ("none", "megamoe"))
+
+
+rule(
+    code="SGL1299",
+    name="dspark-dp-attention-with-unsupported-moe-a2a-backend-older",
+    errors=("627e04d8675c", "0354d4f62ee8"),
+    when=lambda cfg: _dspark(cfg.speculative_algorithm, cfg.model_path,
+                             cfg.get("enable_return_aux_hidden_states", False), cfg.device)
+    and _dp_attention(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention,
+                      _dp_as_written(cfg.dwdp_size, cfg.enable_prefill_cp, cfg.ep_join_mode,
+                                     cfg.get("enable_prefill_context_parallel", False),
+                                     cfg.get("enable_dsa_prefill_context_parallel", False)))
+    and cfg.enable_dp_lm_head
+    and _dspark_a2a_refused(_target_a2a(cfg.moe_a2a_backend, cfg.moe_runner_backend,
+                                        cfg.get("enable_waterfill", False)), _release(cfg)),
+    at="moe_a2a_backend",
+    message="`--speculative-algorithm DSPARK` with DP attention supports only the built-in TP MoE "
+    "(`--moe-a2a-backend none`; megamoe from 0.5.18), got `{moe_a2a_backend}`",
+    fix=remove("moe_a2a_backend"),
+    example="--model-path Qwen/Qwen3-8B --tp-size 2 --dp-size 2 --enable-dp-attention --enable-dp-lm-head "
+    "--moe-a2a-backend deepep --speculative-algorithm DSPARK --speculative-draft-model-path org/dspark",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --dp-size 2 --enable-dp-attention --enable-dp-lm-head "
+    "--moe-a2a-backend none --speculative-algorithm DSPARK --speculative-draft-model-path org/dspark",
 )
