@@ -30,8 +30,9 @@ def _plain(enable: object, model_path: object) -> bool:
     return bool(enable) and served(model_path)
 
 
-def _pd_passes(mode: object, backend: object) -> bool:
-    """The PD block passes in 0.5.18-0.5.21: no PD, or PD over mooncake (here: PD left alone)."""
+def _pd_passes(mode: object) -> bool:
+    """The PD block passes: the rules after it keep to launches without PD disaggregation
+    (0.5.18-0.5.21 also pass PD over mooncake, whose own checks follow)."""
     return mode == "null"
 
 
@@ -98,7 +99,7 @@ rule(
     name="unified-memory-speculative-not-dspark",
     errors=("5d1bdf516507", "b308c9fe45c6"),
     when=lambda cfg: _plain(cfg.enable_unified_memory, cfg.model_path)
-    and _pd_passes(cfg.disaggregation_mode, cfg.disaggregation_transfer_backend)
+    and _pd_passes(cfg.disaggregation_mode)
     and cfg.speculative_algorithm is not None and _algorithm(cfg.speculative_algorithm) != "DSPARK",
     at=("speculative_algorithm", "enable_unified_memory"),
     message="`--enable-unified-memory` supports only `--speculative-algorithm DSPARK` (a chain draft), "
@@ -114,7 +115,7 @@ rule(
     # 0.5.18's page-major layout check (triton only on MHA models) refuses these backends first.
     errors="bffef07f1c2f",
     when=lambda cfg: _plain(cfg.enable_unified_memory, cfg.model_path)
-    and _pd_passes(cfg.disaggregation_mode, cfg.disaggregation_transfer_backend)
+    and _pd_passes(cfg.disaggregation_mode)
     and _algorithm(cfg.speculative_algorithm) == "DSPARK"
     and _unaudited(cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend,
                    cfg.model.architecture),
@@ -133,7 +134,7 @@ rule(
     name="unified-memory-with-host-tiered-kv-cache",
     errors="14e770505ac4",
     when=lambda cfg: _plain(cfg.enable_unified_memory, cfg.model_path)
-    and _pd_passes(cfg.disaggregation_mode, cfg.disaggregation_transfer_backend)
+    and _pd_passes(cfg.disaggregation_mode)
     and _spec_passes(cfg.speculative_algorithm) and (cfg.enable_hierarchical_cache or cfg.enable_lmcache),
     at=("enable_hierarchical_cache", "enable_lmcache"),
     message="`--enable-unified-memory` is not yet compatible with a host-tiered KV cache "
@@ -148,7 +149,7 @@ rule(
     name="unified-memory-with-decode-context-parallelism",
     errors="de7e917f97f1",
     when=lambda cfg: _plain(cfg.enable_unified_memory, cfg.model_path)
-    and _pd_passes(cfg.disaggregation_mode, cfg.disaggregation_transfer_backend)
+    and _pd_passes(cfg.disaggregation_mode)
     and _spec_passes(cfg.speculative_algorithm) and not cfg.enable_hierarchical_cache and not cfg.enable_lmcache
     and cfg.dcp_size > 1,
     at=("dcp_size", "enable_unified_memory"),
@@ -164,7 +165,7 @@ rule(
     name="unified-memory-with-prefill-cuda-graph-0519",
     errors="f0c3ed5221af",
     when=lambda cfg: _plain(cfg.enable_unified_memory, cfg.model_path)
-    and _pd_passes(cfg.disaggregation_mode, cfg.disaggregation_transfer_backend)
+    and _pd_passes(cfg.disaggregation_mode)
     and _spec_passes(cfg.speculative_algorithm) and not cfg.enable_hierarchical_cache and not cfg.enable_lmcache
     and cfg.dcp_size == 1 and cfg.cuda_graph_config is None
     and cfg.cuda_graph_backend_prefill not in (None, "disabled"),
@@ -182,7 +183,7 @@ rule(
     name="unified-memory-with-piecewise-prefill-cuda-graph",
     errors="132e08e728df",
     when=lambda cfg: _plain(cfg.enable_unified_memory, cfg.model_path)
-    and _pd_passes(cfg.disaggregation_mode, cfg.disaggregation_transfer_backend)
+    and _pd_passes(cfg.disaggregation_mode)
     and _spec_passes(cfg.speculative_algorithm) and not cfg.enable_hierarchical_cache and not cfg.enable_lmcache
     and cfg.dcp_size == 1 and cfg.cuda_graph_config is None and cfg.cuda_graph_backend_prefill == "tc_piecewise",
     at="cuda_graph_backend_prefill",
