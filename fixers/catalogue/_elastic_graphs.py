@@ -8,7 +8,7 @@ JSON over `--cuda-graph-backend-<phase>` over `--disable-<phase>-cuda-graph` ove
 `--disable-cuda-graph`; a phase none of them sets is resolved at start (unknown here). The
 resolution never turns a phase the launch disabled back on, but it does turn a written `full`
 or `breakable` phase off for some models, attention backends and features, so a conclusion
-that needs a phase on holds only where none of those apply (`_graphs_kept`).
+that needs a phase on holds only where none of those apply (`graphs_kept`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ _PLAIN_DECODERS = ("Qwen2ForCausalLM", "Qwen3ForCausalLM", "LlamaForCausalLM")
 _EAGER_ATTENTION = ("torch_native", "flex_attention")
 
 
-def _phase_backend(cfg, phase: str) -> str:  # noqa: ANN001
+def phase_backend(cfg, phase: str) -> str:  # noqa: ANN001
     """The backend the launch gives a CUDA graph phase; unknown when it leaves it to SGLang."""
     config = json_value(cfg.cuda_graph_config)
     if config is not None:
@@ -40,7 +40,7 @@ def _phase_backend(cfg, phase: str) -> str:  # noqa: ANN001
     raise Unresolvable(f"the {phase} CUDA graph backend is resolved at start")
 
 
-def _graphs_kept(cfg) -> None:  # noqa: ANN001
+def graphs_kept(cfg) -> None:  # noqa: ANN001
     """Unknown unless the resolution keeps the written graph backends: a plain decoder, no
     eager attention backend, and none of the features that turn a phase off (multi-item
     scoring, msProbe and tensor dumps, KV sharding, the unified memory pool, LayerNorm SP's
@@ -63,14 +63,14 @@ def _graphs_kept(cfg) -> None:  # noqa: ANN001
 def graph_refusal(cfg) -> str | None:  # noqa: ANN001, PLR0911
     """The catalogue id of the first assert of the CUDA graph block the launch fails
     (`other` for one no rule reports), or None when it passes them."""
-    decode = _phase_backend(cfg, "decode")
+    decode = phase_backend(cfg, "decode")
     if decode not in ("disabled", "full"):
-        _graphs_kept(cfg)
+        graphs_kept(cfg)
         return "cf3eb3925633"
-    prefill = _phase_backend(cfg, "prefill")
+    prefill = phase_backend(cfg, "prefill")
     if decode == prefill == "disabled":
         return None
-    _graphs_kept(cfg)
+    graphs_kept(cfg)
     if prefill != "disabled":
         return "be029fc324d3"
     if cfg.device not in (None, "cuda"):
@@ -94,11 +94,11 @@ def older_graph_refusal(cfg) -> str | None:  # noqa: ANN001
     """0.5.17-0.5.20: scale-up needs both CUDA graph phases disabled (834353edd3b0)."""
     for phase in ("decode", "prefill"):
         try:
-            backend = _phase_backend(cfg, phase)
+            backend = phase_backend(cfg, phase)
         except Unresolvable:
             continue
         if backend != "disabled":
-            _graphs_kept(cfg)
+            graphs_kept(cfg)
             return "834353edd3b0"
-    _phase_backend(cfg, "decode"), _phase_backend(cfg, "prefill")  # unknown unless both are written off
+    phase_backend(cfg, "decode"), phase_backend(cfg, "prefill")  # unknown unless both are written off
     return None

@@ -1,13 +1,14 @@
 """Catalogue rules: LayerNorm sequence parallelism, PD-Multiplexing, pipeline parallelism with
 speculative decoding, the native gRPC sidecar, a PD decode server with decode context
-parallelism, and HiCache's buffer-only host memory.
+parallelism, HiCache's buffer-only host memory, and the FlashInfer MoE a2a workspace.
 
 They mirror SGLang's `layernorm_sp_hook.validate_layernorm_sp` (0.5.19 on, reached through
 `handle_layernorm_sp` for `--enable-layernorm-sp`), the PD-Multiplexing and pipeline-parallel
 checks of `check_server_args` (`validation_hook.py`; a `ServerArgs` method in 0.5.17/0.5.18;
 `check_pipeline_parallel_compat` from 0.5.21), the `--sidecar` checks of
 `_handle_deprecated_args` (`serving_hook.py`), `handle_pd_disaggregation`
-(`pd_disaggregation_hook.py`) and `validate_hicache_host_memory_mode` (`hicache_hook.py`).
+(`pd_disaggregation_hook.py`), `validate_hicache_host_memory_mode` (`hicache_hook.py`) and
+`validate_flashinfer_a2a_token_budget` (`moe_hook.py`).
 
 `validate_layernorm_sp` first refuses every architecture outside its supported set; the rules
 here need the served model's config to say `Qwen3ForCausalLM` (the one architecture every
@@ -19,10 +20,12 @@ from __future__ import annotations
 
 from autofix.rules import known, remove, rule, set_
 
-from ._common import served
+from ._common import plain_int, served
+from ._elastic_graphs import graphs_kept, phase_backend
 from .elastic_ep import _release
 from .kv_cache import _hicache_path
 from .speculative import _algorithm
+from .speculative_more import _attention_dp
 
 # -- helpers: they take values, so that each condition names what it reads -------------
 
@@ -282,4 +285,61 @@ rule(
     "--hicache-host-memory-mode buffer_only --hicache-storage-backend file --hicache-write-policy write_back",
     near_miss="--model-path Qwen/Qwen3-8B --enable-hierarchical-cache --hicache-ratio 2 "
     "--hicache-host-memory-mode buffer_only --hicache-storage-backend file --hicache-write-policy write_through",
+)
+
+# -- validate_flashinfer_a2a_token_budget (moe_hook.py, 0.5.22 on) ---------------------------
+# The FlashInfer MoE a2a workspace holds max(P, 4096) tokens per rank, P the per-rank prefill
+# buffer (--chunked-prefill-size after handle_data_parallelism divides it by the attention-DP
+# width); a decode CUDA graph dispatches its largest batch (capped by --max-running-requests
+# per DP rank) at once. The rule reads the decode graph's batch size only where the launch
+# writes it and turns the graph on, without speculative decoding (one token per request), on
+# a plain decoder whose graphs the resolution keeps; the prefill graph's size, clamped to P
+# under attention DP, never exceeds the workspace. SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK
+# (which sets the workspace instead) is assumed unset.
+
+_FLASHINFER_A2A_RUNNERS = ("flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_trtllm",
+                           "flashinfer_trtllm_routed", "deep_gemm")
+
+
+def _a2a_capacity(chunked_prefill_size: object, width: object) -> int:
+    """The workspace's tokens per rank: max(the per-rank chunk, 4096)."""
+    return max(plain_int(known(chunked_prefill_size)) // width, 4096)
+
+
+def _decode_graph_tokens(cfg, max_bs: object, max_running_requests: object, width: int) -> int:  # noqa: ANN001
+    """The decode graph's largest batch per DP rank; 0 without a decode graph. Unknown unless the
+    launch writes the batch size and the decode backend."""
+    if phase_backend(cfg, "decode") == "disabled":
+        return 0
+    graphs_kept(cfg)
+    size = known(max_bs)
+    if max_running_requests is not None:
+        size = min(size, max(1, max_running_requests // width))
+    return size
+
+
+rule(
+    code="SGL1300",
+    name="flashinfer-a2a-decode-graph-over-token-budget",
+    errors="95fdfab5a145",
+    when=lambda cfg: cfg.moe_a2a_backend == "flashinfer" and served(cfg.model_path)
+    and cfg.moe_runner_backend in _FLASHINFER_A2A_RUNNERS and cfg.tp_size > 1
+    and _attention_dp(cfg.get("attn_dp_size", 1), cfg.dp_size, cfg.enable_dp_attention) == cfg.tp_size
+    and cfg.disaggregation_mode == "null" and cfg.speculative_algorithm is None and cfg.pp_size == 1
+    and cfg.cuda_graph_config is None and cfg.cuda_graph_bs_decode is None
+    and known(cfg.chunked_prefill_size) > 0
+    and _decode_graph_tokens(cfg, cfg.cuda_graph_max_bs_decode, cfg.max_running_requests, cfg.tp_size)
+    > _a2a_capacity(cfg.chunked_prefill_size, cfg.tp_size),
+    at=("cuda_graph_max_bs_decode", "moe_a2a_backend"),
+    message=lambda cfg: "`--moe-a2a-backend flashinfer` holds "
+    f"{_a2a_capacity(cfg.chunked_prefill_size, cfg.tp_size)} tokens per rank, but the decode CUDA graph "
+    f"dispatches up to `--cuda-graph-max-bs-decode {cfg.cuda_graph_max_bs_decode}` at once",
+    fix=set_("cuda_graph_max_bs_decode", lambda cfg: str(_a2a_capacity(cfg.chunked_prefill_size, cfg.tp_size))),
+    example="--model-path Qwen/Qwen3-8B --tp-size 4 --dp-size 4 --enable-dp-attention --moe-a2a-backend flashinfer "
+    "--moe-runner-backend flashinfer_cutlass --chunked-prefill-size 8192 --cuda-graph-backend-decode full "
+    "--cuda-graph-max-bs-decode 8192",
+    near_miss="--model-path Qwen/Qwen3-8B --tp-size 4 --dp-size 4 --enable-dp-attention --moe-a2a-backend flashinfer "
+    "--moe-runner-backend flashinfer_cutlass --chunked-prefill-size 8192 --cuda-graph-backend-decode full "
+    "--cuda-graph-max-bs-decode 4096",
+    note="SGLang also takes a larger workspace from SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK.",
 )
