@@ -6,7 +6,8 @@ two-batch overlap without an EP a2a backend and LoRA with speculative decoding
 runner (`handle_a2a_moe`, `handle_moe_kernel_config`), EPLB without expert parallelism
 (`handle_eplb_and_dispatch`), data parallelism across nodes (`check_server_args`),
 `--keep-mm-feature-on-device` (`_handle_multimodal_feature_transport`) and the MoE runners of
-`--quantization nvfp4_online` (`_moe_runner_backend_quant_constraints`). In 0.5.17/0.5.18 most are `ServerArgs` methods of the same names.
+`--quantization nvfp4_online` (`_moe_runner_backend_quant_constraints`), and DeepEP v2 with
+deterministic inference (`handle_a2a_moe`). In 0.5.17/0.5.18 most are `ServerArgs` methods of the same names.
 
 Attention DP is read as `_attention_dp` reads it (speculative_more.py): `--attn-dp-size` from
 0.5.22, else `--dp-size` above 1 with `--enable-dp-attention`; launches whose DP layout DWDP,
@@ -15,6 +16,7 @@ prefill CP or an EP scale joiner rewrites are left alone.
 
 from __future__ import annotations
 
+from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
 from ._common import gpu, served
@@ -309,4 +311,38 @@ rule(
     "--moe-a2a-backend deepep --speculative-algorithm DSPARK --speculative-draft-model-path org/dspark",
     near_miss="--model-path Qwen/Qwen3-8B --tp-size 2 --dp-size 2 --enable-dp-attention --enable-dp-lm-head "
     "--moe-a2a-backend none --speculative-algorithm DSPARK --speculative-draft-model-path org/dspark",
+)
+
+# -- handle_a2a_moe: DeepEP v2 with deterministic inference (0.5.19/0.5.20) ------------------
+# DeepEP v2 runs only for the architectures SGLang validated it on; the deterministic-inference
+# check of the attention backend comes first, so the rule needs a backend written that it takes.
+
+_DEEPEP_V2_ARCHS = ("DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM", "Qwen3MoeForCausalLM")
+_DETERMINISTIC_BACKENDS = ("fa3", "fa4", "flashinfer", "triton")
+
+
+def _deterministic_backends(attention: object, prefill: object, decode: object) -> bool:
+    """Every attention backend is written and one deterministic inference takes."""
+    if attention is None:
+        raise Unresolvable("SGLang picks the attention backend")
+    return all(b in _DETERMINISTIC_BACKENDS for b in (attention, prefill or attention, decode or attention))
+
+
+rule(
+    code="SGL1301",
+    name="deepep-v2-with-deterministic-inference",
+    errors="7730c0cba9b4",
+    when=lambda cfg: cfg.moe_a2a_backend == "deepep_v2" and served(cfg.model_path)
+    and not str(cfg.model_path).startswith("instance://")
+    and cfg.moe_runner_backend != "megamoe" and not cfg.get("enable_waterfill", False) and cfg.dwdp_size <= 1
+    and cfg.model.architecture in _DEEPEP_V2_ARCHS and cfg.enable_deterministic_inference
+    and _deterministic_backends(cfg.attention_backend, cfg.prefill_attention_backend, cfg.decode_attention_backend),
+    at=("enable_deterministic_inference", "moe_a2a_backend"),
+    message="`--moe-a2a-backend deepep_v2` does not forward deterministic=True to its buffer, so "
+    "`--enable-deterministic-inference` would not sort deterministically; drop it or use `--moe-a2a-backend deepep`",
+    fix=remove("enable_deterministic_inference"),
+    example="--model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --moe-a2a-backend deepep_v2 --attention-backend triton "
+    "--chunked-prefill-size 128 --max-prefill-tokens 128 --enable-deterministic-inference",
+    near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --moe-a2a-backend deepep_v2 --attention-backend triton "
+    "--chunked-prefill-size 128 --max-prefill-tokens 128",
 )
