@@ -21,6 +21,7 @@ from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
 from ._common import served
+from ._elastic_graphs import graph_refusal, older_graph_refusal
 
 _ELASTIC_EPLB = ("auto", "elasticity_aware", "elasticity_aware_hierarchical")
 
@@ -99,7 +100,7 @@ def _elastic_refusal(cfg, upto_graphs: bool = False) -> str | None:  # noqa: ANN
         if mode is None:
             mode = "recover"
         elif mode != "recover":
-            return "other"  # --elastic-ep-rejoin conflicts with --elastic-ep-join-mode
+            return "4f5de845e623"  # --elastic-ep-rejoin conflicts with --elastic-ep-join-mode
     if backend is not None:
         if cfg.enable_eplb and cfg.eplb_algorithm not in _ELASTIC_EPLB:
             return "607a15bc4c10"
@@ -188,22 +189,15 @@ def _scale_up_refusal(cfg, release, mode, tp, max_ep_size, initial, offset, upto
         return BEFORE_GRAPHS_PASS
     # Both CUDA graph phases off (0.5.17-0.5.20 need that; later ones the prefill graph off and
     # the decode one off or full), and past the checks of a full decode graph's recapture.
-    _graphs_off(cfg)
+    if release >= (0, 5, 21):
+        graphs = graph_refusal(cfg)
+        if graphs is not None:
+            return graphs
+    else:
+        graphs = older_graph_refusal(cfg)
+        if graphs is not None:
+            return graphs
     return _scale_up_topology_refusal(cfg, release, mode, tp)
-
-
-def _graphs_off(cfg) -> None:  # noqa: ANN001
-    """Unknown unless the launch turns off both CUDA graph phases itself: the
-    resolution turns an unlocked phase on or off by model, backend and GPU, but
-    never turns a phase the launch set to `disabled` back on."""
-    if cfg.cuda_graph_config is not None:
-        raise Unresolvable("--cuda-graph-config is read by SGLang's own parser")
-    for phase in ("decode", "prefill"):
-        backend = cfg.get(f"cuda_graph_backend_{phase}", None)
-        off = backend == "disabled" if backend is not None else \
-            cfg.disable_cuda_graph or cfg.get(f"disable_{phase}_cuda_graph", False)
-        if not off:
-            raise Unresolvable(f"the {phase} CUDA graph backend is resolved at start")
 
 
 def _a2a_backend(cfg) -> str:  # noqa: ANN001
@@ -235,7 +229,7 @@ def _scale_up_topology_refusal(cfg, release, mode, tp) -> str | None:  # noqa: A
         # _data_parallelism_defaults turns both off with --dp-size 1 (not for a scale joiner).
         single = cfg.dp_size == 1 and mode != "scale"
         if not (cfg.enable_dp_attention and not single):
-            return "other"  # Elastic EP scale-up requires --enable-dp-attention
+            return "32f34ff833bd"  # Elastic EP scale-up requires --enable-dp-attention
         lm_head = cfg.enable_dp_lm_head and not single
     if not lm_head:
         return "acf046d83d17"
@@ -245,14 +239,19 @@ def _scale_up_topology_refusal(cfg, release, mode, tp) -> str | None:  # noqa: A
         return "9f5784e8709a"
     a2a = _a2a_backend(cfg)
     if a2a == "nixl":
-        return None if release >= (0, 5, 23) or _older_widths_pass(cfg, release, tp) else "other"
+        return None if release >= (0, 5, 23) or _older_widths_pass(cfg, release, tp) else _older_width_error(release)
     if a2a != "none":
         raise Unresolvable("whether this a2a backend spans EP over the TP group differs by release")
     if cfg.ep_size != tp:
-        return "72130126aea5" if release >= (0, 5, 23) else "other"
+        return "72130126aea5" if release >= (0, 5, 23) else "973b58d4964b"
     if not _older_widths_pass(cfg, release, tp):
-        return "other"
+        return _older_width_error(release)
     return "0ec629973d70"
+
+
+def _older_width_error(release: tuple[int, ...]) -> str:
+    """The error of that width check: dp_size == tp_size to 0.5.21, attn_dp_size == tp_size in 0.5.22."""
+    return "ffac8fbb5404" if release >= (0, 5, 22) else "da3110115312"
 
 
 def _older_widths_pass(cfg, release, tp) -> bool:  # noqa: ANN001
