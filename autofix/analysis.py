@@ -12,6 +12,7 @@ from pathlib import Path
 
 from autofix.config import Resolver
 from autofix.formats import FormatSpec
+from autofix.knowledge.releases import RELEASES
 from autofix.modelconfigs import ModelLookup, ModelSources
 from autofix.pipeline import Result, Settings, fix_text
 from autofix.source import DecodeError, Source
@@ -168,6 +169,9 @@ def check(mode: str, name: str, prepared: Prepared) -> Outcome:
     if result.newer is not None:
         pinned, used = result.newer
         notes = ((f"{name}: warning: SGLang {pinned} is newer than autofix knows; checked as {used}", False),)
+    if result.older is not None:
+        notes = ((f"{name}: warning: SGLang {result.older} is older than autofix knows ({RELEASES[0]} to "
+                  f"{RELEASES[-1]}): its launches were read but not checked", False),)
     if not result.findings and not result.changed and not any(f.changed for f in result.linked):
         return Outcome(notes) if notes else NOTHING
     return Outcome(notes, result=result)

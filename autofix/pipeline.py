@@ -24,7 +24,7 @@ from autofix.gpuhints import gpu_in_text
 from autofix.knowledge.gpus import Gpu, gpu_named
 from autofix.knowledge.modelfacts import ModelFacts
 from autofix.knowledge.options import OptionTable, table
-from autofix.knowledge.releases import checked_as, release_of
+from autofix.knowledge.releases import RELEASES, checked_as, parse_release, release_of
 from autofix.model import Launch, Unresolvable
 from autofix.passthrough import closed, conditional, on_written_flag
 from autofix.rule_index import index_of
@@ -117,6 +117,8 @@ class Result:
     linked: tuple[LinkedResult, ...] = ()  # the files the launches read, and their new texts
     # A pinned release newer than autofix knows, and the one it was checked as.
     newer: tuple[str, str] | None = None
+    # A pinned release older than autofix knows: the text's launches were read, no rule of it holds.
+    older: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -181,6 +183,7 @@ class _Unit:
         self.bases: dict[str | None, int] = {None: 0}
         self._named: dict[str, Linked | None] = {}
         self.newer: tuple[str, str] | None = None  # a pin newer than autofix knows, and what it is checked as
+        self.older: str | None = None  # a pin older than autofix knows, where the text has launches
         self._current: dict[str | None, Source] = {}
         self._next = 0
 
@@ -244,7 +247,7 @@ class _Unit:
 
     def result(self, findings: list[Reported]) -> Result:
         linked = tuple(LinkedResult(name, file.source, self.texts[name]) for name, file in self.linked.items())
-        return Result(self.source, self.texts[None], findings, linked=linked, newer=self.newer)
+        return Result(self.source, self.texts[None], findings, linked=linked, newer=self.newer, older=self.older)
 
 
 def config_references(source: Source, fmt: FormatSpec) -> list[str]:
@@ -334,6 +337,9 @@ def _read(unit: _Unit, module, settings: Settings) -> tuple[str | None, list[Rea
             launch.gpu = gpu
             read = Read(found, launch, config)
         reads.append(read)
+    parsed = parse_release(release) if reads and release is not None else None
+    if parsed is not None and parsed < parse_release(RELEASES[0]):  # type: ignore[operator]
+        unit.older = release
     return release, reads
 
 

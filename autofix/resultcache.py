@@ -163,6 +163,7 @@ class ResultCache:
                 "findings": [_reported_json(r) for r in result.findings],
                 "linked": [f.name for f in result.linked],
                 "newer": list(result.newer) if result.newer is not None else None,
+                "older": result.older,
             },
         }
         return self.store.write(self._entry(key), entry)
@@ -202,4 +203,4 @@ def _result(held: dict, source: Source, linked: dict[str, Linked]) -> Result:
     files = tuple(LinkedResult(name, linked[name].source, linked[name].source.text) for name in held["linked"])
     newer = held["newer"]
     return Result(source, source.text, [_reported(r) for r in held["findings"]], linked=files,
-                  newer=None if newer is None else (str(newer[0]), str(newer[1])))
+                  newer=None if newer is None else (str(newer[0]), str(newer[1])), older=held.get("older"))

@@ -129,3 +129,15 @@ def test_another_project_named_in_a_pyproject_is_no_checkout(tmp_path: Path) -> 
     script = tmp_path / "serve.sh"
     script.write_text(LAUNCH)
     assert messages(script) == []
+
+
+def test_a_launch_pinned_older_than_autofix_knows_is_named_in_a_warning(tmp_path: Path) -> None:
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text(f"FROM lmsysorg/sglang:v0.5.5.post3-cu129-amd64\nCMD {LAUNCH}")
+    result = CliRunner().invoke(main, [str(dockerfile)], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert (f"warning: SGLang 0.5.5 is older than autofix knows ({RELEASES[0]} to {RELEASES[-1]}): its launches "
+            "were read but not checked") in result.stderr
+    (tmp_path / "notes.sh").write_text("# sglang==0.5.5\necho no launch here\n")
+    quiet = CliRunner().invoke(main, [str(tmp_path / "notes.sh")], catch_exceptions=False)
+    assert "older" not in quiet.stderr  # no launch: nothing left unchecked
