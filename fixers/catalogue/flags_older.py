@@ -341,8 +341,10 @@ rule(
     message="`--moe-a2a-backend deepep_v2` does not forward deterministic=True to its buffer, so "
     "`--enable-deterministic-inference` would not sort deterministically; drop it or use `--moe-a2a-backend deepep`",
     fix=remove("enable_deterministic_inference"),
+    # Without deterministic inference SGLang captures decode graphs up to its default batch size, which
+    # DeepEP v2's default dispatch budget refuses (another check): the Example and its fix capture none.
     example="--model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --moe-a2a-backend deepep_v2 --attention-backend triton "
-    "--chunked-prefill-size 128 --max-prefill-tokens 128 --enable-deterministic-inference",
+    "--chunked-prefill-size 128 --max-prefill-tokens 128 --disable-cuda-graph --enable-deterministic-inference",
     near_miss="--model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --moe-a2a-backend deepep_v2 --attention-backend triton "
-    "--chunked-prefill-size 128 --max-prefill-tokens 128",
+    "--chunked-prefill-size 128 --max-prefill-tokens 128 --disable-cuda-graph",
 )
