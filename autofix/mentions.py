@@ -20,7 +20,7 @@ import tokenize
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from autofix.formats import BLOCK_TAGS
+from autofix.formats import BLOCK_TAGS, PROMPT
 from autofix.source import Source, Span
 
 __all__ = ["Mention", "unread_mentions"]
@@ -270,7 +270,7 @@ def _fences(text: str) -> Iterator[_Region]:
         yield _Region(lines[i + 1][0], end, tag=opener[2].lower(), ignored=ignored)
 
 
-_PROMPT = re.compile(r"[ \t]*\$ ")
+_PROMPT = PROMPT
 
 
 def _output_line(source: Source, block: _Region, offset: int) -> bool:

@@ -56,6 +56,13 @@ def test_editor_shell_tags(tag: str) -> None:  # `shellscript`: what VS Code and
     assert launch.form == "launch_server"
 
 
+@pytest.mark.parametrize("prompt", ["$ ", "(venv) $ ", "devuser@h200:~$ ", "root@node-1:/workspace# ", "  $ "])
+def test_console_prompts_of_every_shape(prompt: str) -> None:
+    text = f"```\n{prompt}{V3}\nLoading weights...\n```\n"
+    (launch,) = launches(text)
+    assert launch.span.start == text.index("python3")
+
+
 def test_console_prompt_and_continuation() -> None:
     text = PIN + f"```console\n$ {V3} \\\n    --tp 8\nstarted\n```\n"
     assert fixed(text) == text.replace("tokenspeed_mla \\\n", "tokenspeed_mla --kv-cache-dtype fp8_e4m3 \\\n")

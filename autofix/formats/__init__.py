@@ -50,6 +50,10 @@ BLOCK_TAGS = {
     "systemd": frozenset({"ini", "systemd"}),
 }
 
+# A terminal prompt opening a line of a Markdown console block: `$ `, `(venv) $ `, `user@host:~/src$ `
+# (or `#` for root after user@host); what follows it is the command.
+PROMPT = re.compile(r"[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?(?:\$|#) |\$ )")
+
 FORMATS: dict[str, FormatSpec] = {spec.name: spec for spec in (SHELL, YAML, PYTHON, DOCKERFILE, MARKDOWN, NOTEBOOK, JSON, SYSTEMD)}
 
 _SUFFIXES = {

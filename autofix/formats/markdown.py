@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from autofix.formats import BLOCK_TAGS, launchjson, python, shell, systemd, yaml
+from autofix.formats import BLOCK_TAGS, PROMPT, launchjson, python, shell, systemd, yaml
 from autofix.knowledge.options import OptionTable
 from autofix.model import Launch
 from autofix.source import Source
@@ -41,7 +41,7 @@ _FENCE = re.compile(r"([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`{]*)")
 _SHELL_TAGS, _YAML_TAGS, _PYTHON_TAGS, _JSON_TAGS, _SYSTEMD_TAGS = (
     BLOCK_TAGS[k] for k in ("shell", "yaml", "python", "json", "systemd"))
 _COMMAND = re.compile(r"sglang\.launch_server|sglang serve")
-_PROMPT = re.compile(r"[ \t]*\$ ")
+_PROMPT = PROMPT
 _IGNORE_BLOCK = re.compile(r"<!--\s*autofix:\s*ignore\s*-->")
 
 
@@ -129,7 +129,7 @@ def _mask(text: str, block: _Block) -> str:
             continue
         out[start : start + len(line)] = line
         if prompt is not None and not continued:
-            out[start + prompt.end() - 2] = " "
+            out[start : start + prompt.end()] = " " * prompt.end()
         continued = line.rstrip().endswith("\\")
     return before + "".join(out) + after
 
