@@ -132,11 +132,11 @@ class Analyser:
 def _read(path: Path) -> tuple[Outcome | None, bytes, FormatSpec | None]:
     """A file's bytes and format, or the outcome that ends its check here: a note, an error,
     or NOTHING when the prefilter finds nothing a launch needs."""
-    from autofix.files import NotRegularFile, read_regular
+    from autofix.files import NotRegularFile, read_identified, remember
     from autofix.formats import detect
 
     try:
-        data = read_regular(path)
+        data, identity = read_identified(path)
     except NotRegularFile:
         return Outcome(((f"{path}: not a regular file (skipped)", False),)), b"", None
     except OSError as exc:
@@ -144,6 +144,7 @@ def _read(path: Path) -> tuple[Outcome | None, bytes, FormatSpec | None]:
     spec = detect(path.name, data[:128])
     if spec is None or not spec.worth_parsing(data):
         return NOTHING, data, None
+    remember(path, identity)  # a file a fix may write
     return None, data, spec
 
 
