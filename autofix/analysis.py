@@ -157,6 +157,13 @@ def decode(name: str, data: bytes, spec: FormatSpec, settings: Settings) -> Prep
 
 def check(mode: str, name: str, prepared: Prepared) -> Outcome:
     """Find (and with --diff/--fix, fix) what the launches in a prepared file hold."""
+    from autofix.limits import too_deep
+
+    try:
+        if too_deep(prepared.source.text, prepared.spec.name):
+            return Outcome(((f"{name}: not checked: nested too deeply", True),))
+    except RecursionError:
+        return Outcome(((f"{name}: not checked: nested too deeply", True),))
     try:
         result = fix_text(prepared.source, prepared.spec, prepared.settings, fix=mode != "check")
     except SyntaxError as exc:

@@ -144,7 +144,9 @@ def check_files(run: Run, targets: list[Path]) -> None:
             if kept is not None:
                 hits[i] = _HIT_CLEAN if kept is NOTHING else _HIT
     misses = [name for i, name in enumerate(alone) if not hits[i]]
-    outcomes = ordered_map(lambda name: checker.analyser.file(Path(name), name, alone=True), misses, run.jobs)
+    outcomes = ordered_map(lambda name: checker.analyser.file(Path(name), name, alone=True), misses, run.jobs,
+                           on_failure=lambda name, reason: Outcome(((f"{name}: not checked: {reason}", True),),
+                                                                   internal=True))
     turn = 0  # the position in alone of the next file left to parse
     from autofix.output.terminal import Progress
 
