@@ -37,6 +37,7 @@ class Candidate:
     spec: FormatSpec | None  # None: given explicitly but of no known kind
     skip: str | None = None  # why a walk does not check this file (reported, not read)
     note: str | None = None  # what the walk did about a file that is not checked (a stale temp file removed)
+    error: bool = False  # the note is an error (a folder that cannot be read)
 
 
 def walk(paths: Sequence[Path], resolver: Resolver | None = None, force_exclude: bool = False,
@@ -98,10 +99,23 @@ def _explicitly_excluded(path: Path, excluded: Callable[[Path, bool], bool]) -> 
 
 
 def _gitignore_spec(lines: Sequence[str]):  # noqa: ANN202 - pathspec.GitIgnoreSpec
-    """Gitignore-style patterns; pathspec is imported only when there are some."""
+    """Gitignore-style patterns; pathspec is imported only when there are some.
+
+    A line git would ignore as invalid (`!`, a trailing backslash, `[z-a]`) is skipped, as git skips it.
+    """
     import pathspec
 
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except Exception:  # noqa: BLE001 - pathspec's pattern errors, re.error among them
+        good = []
+        for line in lines:
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line])
+            except Exception:  # noqa: BLE001
+                continue
+            good.append(line)
+        return pathspec.GitIgnoreSpec.from_lines(good)
 
 
 _REMOVED = "removed a temp file an interrupted autofix run left"
@@ -115,7 +129,11 @@ def _walk_dir(root: Path, config_of: Callable[[Path, Sequence[str]], Config], cl
     """
     ignores: list[tuple[str, object]] = []
     real_root = os.path.realpath(root)
-    for dirpath, dirnames, filenames in os.walk(root):
+    unreadable: list[tuple[str, OSError]] = []
+    for dirpath, dirnames, filenames in _os_walk(os.fspath(root), unreadable):
+        while unreadable:
+            folder, exc = unreadable.pop()
+            yield Candidate(Path(folder), None, note=f"cannot read folder: {exc.strerror or exc}", error=True)
         gitignore = os.path.join(dirpath, ".gitignore")
         if os.path.isfile(gitignore):
             try:
@@ -161,6 +179,31 @@ def _walk_dir(root: Path, config_of: Callable[[Path, Sequence[str]], Config], cl
                     yield Candidate(Path(full), spec, "symlink to a file outside the checked folder")
                     continue
                 yield Candidate(Path(full), spec)
+    for folder, exc in unreadable:
+        yield Candidate(Path(folder), None, note=f"cannot read folder: {exc.strerror or exc}", error=True)
+
+
+def _os_walk(top: str, unreadable: list[tuple[str, OSError]]) -> Iterator[tuple[str, list[str], list[str]]]:
+    """os.walk (top down, the caller prunes dirnames) without recursion, so a tree 10,000 folders deep is
+    walked; a folder that cannot be listed is put in unreadable (os.walk says nothing of it)."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError as exc:
+            unreadable.append((folder, exc))
+            continue
+        dirs, names = [], []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else names).append(entry.name)
+        yield folder, dirs, names
+        stack.extend(os.path.join(folder, d) for d in reversed(dirs))
 
 
 class NotRegularFile(OSError):

@@ -105,7 +105,7 @@ def check_files(run: Run, targets: list[Path]) -> None:
     for number, candidate in enumerate(walk(existing, run.resolver, run.force_exclude, clean=run.mode == "fix")):
         paths.append(str(candidate.path))
         if candidate.note is not None:
-            states.append(_NOTE)
+            states.append(_FAILED if candidate.error else _NOTE)
             said[number] = candidate.note
         elif candidate.spec is None:
             states.append(_UNKNOWN)
@@ -156,6 +156,8 @@ def check_files(run: Run, targets: list[Path]) -> None:
         if state == _NOTE:
             _clear_progress(run)
             click.echo(f"autofix: {name}: {said[number]}", err=True)
+        elif state == _FAILED:
+            run.error(f"{name}: {said[number]}")
         elif state == _UNKNOWN:
             click.echo(f"autofix: {name}: not a launch file autofix can read (skipped)", err=True)
         elif state == _SKIPPED:
@@ -185,7 +187,7 @@ def check_files(run: Run, targets: list[Path]) -> None:
 
 
 # What the walk of a run keeps of each file.
-_UNKNOWN, _SKIPPED, _NOTHING, _SAID, _PARSE, _NOTE = range(6)
+_UNKNOWN, _SKIPPED, _NOTHING, _SAID, _PARSE, _NOTE, _FAILED = range(7)
 # What the result cache held for a file left to parse: nothing (0), a clean outcome, another one.
 _HIT_CLEAN, _HIT = 1, 2
 
