@@ -104,10 +104,27 @@ def test_a_folder_tree_1200_deep_is_walked(tmp_path: Path) -> None:
         (folder / "serve.sh").write_text(adv.BAD_SH)
     finally:
         os.chdir(ROOT)
-    proc = adv.run_cli("--fix", "t", cwd=tmp_path)
+    try:
+        proc = adv.run_cli("--fix", "t", cwd=tmp_path)
+    finally:  # pytest's clean-up (shutil.rmtree) recurses: the tree goes here, deepest first
+        for path in sorted(_deep_entries(tmp_path), key=lambda p: len(p.parts), reverse=True):
+            (path.unlink if path.is_file() else path.rmdir)()
     assert "RecursionError" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     # Deeper than PATH_MAX: reported, not skipped without a word.
     assert proc.returncode in (0, 2) and ("Fixed 1 finding" in proc.stderr or "autofix: t/" in proc.stderr)
+
+
+def _deep_entries(root: Path) -> list[Path]:
+    os.chdir(root)
+    try:
+        found, folder = [], "t"
+        while os.path.isdir(folder):
+            found += [Path(folder, name) for name in os.listdir(folder) if name != "d"]
+            found.append(Path(folder))
+            folder += "/d"
+    finally:
+        os.chdir(ROOT)
+    return [root / p for p in found]
 
 
 def test_an_internal_error_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
