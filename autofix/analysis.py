@@ -133,11 +133,11 @@ class Analyser:
 def _read(path: Path) -> tuple[Outcome | None, bytes, FormatSpec | None]:
     """A file's bytes and format, or the outcome that ends its check here: a note, an error,
     or NOTHING when the prefilter finds nothing a launch needs."""
-    from autofix.files import NotRegularFile, read_regular
+    from autofix.files import NotRegularFile, read_identified, remember
     from autofix.formats import detect
 
     try:
-        data = read_regular(path)
+        data, identity = read_identified(path)
     except NotRegularFile:
         return Outcome(((f"{path}: not a regular file (skipped)", False),)), b"", None
     except OSError as exc:
@@ -145,6 +145,7 @@ def _read(path: Path) -> tuple[Outcome | None, bytes, FormatSpec | None]:
     spec = detect(path.name, data[:128])
     if spec is None or not spec.worth_parsing(data):
         return NOTHING, data, None
+    remember(path, identity)  # a file a fix may write
     return None, data, spec
 
 
@@ -157,6 +158,13 @@ def decode(name: str, data: bytes, spec: FormatSpec, settings: Settings) -> Prep
 
 def check(mode: str, name: str, prepared: Prepared) -> Outcome:
     """Find (and with --diff/--fix, fix) what the launches in a prepared file hold."""
+    from autofix.limits import too_deep
+
+    try:
+        if too_deep(prepared.source.text, prepared.spec.name):
+            return Outcome(((f"{name}: not checked: nested too deeply", True),))
+    except RecursionError:
+        return Outcome(((f"{name}: not checked: nested too deeply", True),))
     try:
         result = fix_text(prepared.source, prepared.spec, prepared.settings, fix=mode != "check")
     except SyntaxError as exc:

@@ -28,7 +28,8 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 
 class _Main(click.Command):
     """The check, and `autofix server` (autofix.lsp): a first argument `server` is the subcommand
-    (a file of that name is checked as `./server`)."""
+    (a file of that name is checked as `./server`). An internal error exits 2 with a one-line message
+    (exit 1 means findings remain)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args[:1] == ["server"]:
@@ -42,9 +43,27 @@ class _Main(click.Command):
         formatter.write_text("`autofix server` runs the language server over stdio (pip install 'autofix[lsp]').")
         super().format_epilog(ctx, formatter)
 
+    def invoke(self, ctx: click.Context):  # noqa: ANN201
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug of autofix's: said in one line, exit 2
+            click.echo(f"autofix: internal error: {type(exc).__name__}: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
+
+
+class _PathArg(click.Path):
+    """A PATH; an empty one (an unset CI variable) is a usage error, not the working directory."""
+
+    def convert(self, value, param, ctx):  # noqa: ANN001, ANN201
+        if isinstance(value, str) and value == "":
+            self.fail("an empty PATH (an unset variable?): name a file or folder, or '.'", param, ctx)
+        return super().convert(value, param, ctx)
+
 
 @click.command(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=_PathArg(path_type=Path))
 @click.option("--diff", "diff_mode", is_flag=True, help="Print the unified diff that --fix would apply; write nothing.")
 @click.option("--fix", "fix_mode", is_flag=True, help="Apply fixes in place.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")

@@ -165,8 +165,13 @@ def _table(path: Path) -> dict | None:
         parsed = tomllib.loads(data.decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
+    except (RecursionError, MemoryError):  # TOML nested ~1,000 deep
+        raise ConfigError(f"{path}: nested too deeply to read") from None
     if path.name == "pyproject.toml":
-        table = parsed.get("tool", {}).get("autofix")
+        tool = parsed.get("tool", {})
+        if not isinstance(tool, dict):
+            raise ConfigError(f"{path}: `tool` must be a table (as [tool.autofix])")
+        table = tool.get("autofix")
         if table is not None and not isinstance(table, dict):
             raise ConfigError(f"{path}: [tool.autofix] must be a table")
         return table
@@ -209,6 +214,13 @@ def load_config(path: Path | None) -> Config:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: `{key}` must be a list of strings")
         return tuple(value)
+
+    for key in ("exclude", "extend-exclude"):
+        for pattern in words(key):
+            try:
+                _spec((pattern,))
+            except Exception as exc:  # noqa: BLE001 - pathspec's errors (re.error among them)
+                raise ConfigError(f"{path}: `{key}`: not a pattern: {pattern!r} ({exc})") from None
 
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict):

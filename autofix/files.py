@@ -5,6 +5,7 @@ autofix.modelconfigs.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
@@ -21,7 +22,7 @@ from autofix.source import DecodeError, Source
 
 __all__ = [
     "Candidate", "ConfigIndex", "ConfigReader", "display", "may_be_config", "neighbour_release", "read_regular",
-    "real_path", "resolved_roots", "walk", "write_atomic",
+    "NotWritten", "read_identified", "remember", "real_path", "resolved_roots", "stale_temps", "walk", "write_atomic",
 ]
 
 HEAD_BYTES = 128
@@ -35,15 +36,20 @@ class Candidate:
     path: Path
     spec: FormatSpec | None  # None: given explicitly but of no known kind
     skip: str | None = None  # why a walk does not check this file (reported, not read)
+    note: str | None = None  # what the walk did about a file that is not checked (a stale temp file removed)
+    error: bool = False  # the note is an error (a folder that cannot be read)
 
 
-def walk(paths: Sequence[Path], resolver: Resolver | None = None, force_exclude: bool = False) -> Iterator[Candidate]:
+def walk(paths: Sequence[Path], resolver: Resolver | None = None, force_exclude: bool = False,
+         clean: bool = False) -> Iterator[Candidate]:
     """Files to check: explicit files as given, folders walked.
 
     A walk skips what the configuration of each folder excludes, what a
     `.gitignore` excludes, symlinked folders and virtual environments. An
     explicit file is checked even when excluded, unless force_exclude (as
     ruff's --force-exclude, for pre-commit, which names every file).
+    clean: remove the temp files an interrupted run of autofix left (stale_temps)
+    in the folders walked and beside the files named; each is a Candidate with a note.
     """
     excluded = resolver.excludes if resolver is not None else _DEFAULTS.excludes
     config_of = resolver.for_dir if resolver is not None else lambda folder, names=None: _DEFAULTS
@@ -51,8 +57,15 @@ def walk(paths: Sequence[Path], resolver: Resolver | None = None, force_exclude:
         if force_exclude and _explicitly_excluded(path, excluded):
             continue
         if path.is_dir():
-            yield from _walk_dir(path, config_of)
+            yield from _walk_dir(path, config_of, clean)
         else:
+            if clean:
+                folder = os.path.dirname(path) or "."
+                try:
+                    names = [n for n in os.listdir(folder) if n.startswith("." + path.name + ".")]
+                except OSError:
+                    names = []
+                yield from (Candidate(Path(t), None, note=_REMOVED) for t in stale_temps(folder, names))
             yield Candidate(path, _spec_of(path))
 
 
@@ -86,13 +99,29 @@ def _explicitly_excluded(path: Path, excluded: Callable[[Path, bool], bool]) -> 
 
 
 def _gitignore_spec(lines: Sequence[str]):  # noqa: ANN202 - pathspec.GitIgnoreSpec
-    """Gitignore-style patterns; pathspec is imported only when there are some."""
+    """Gitignore-style patterns; pathspec is imported only when there are some.
+
+    A line git would ignore as invalid (`!`, a trailing backslash, `[z-a]`) is skipped, as git skips it.
+    """
     import pathspec
 
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except Exception:  # noqa: BLE001 - pathspec's pattern errors, re.error among them
+        good = []
+        for line in lines:
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line])
+            except Exception:  # noqa: BLE001
+                continue
+            good.append(line)
+        return pathspec.GitIgnoreSpec.from_lines(good)
 
 
-def _walk_dir(root: Path, config_of: Callable[[Path, Sequence[str]], Config]) -> Iterator[Candidate]:
+_REMOVED = "removed a temp file an interrupted autofix run left"
+
+
+def _walk_dir(root: Path, config_of: Callable[[Path, Sequence[str]], Config], clean: bool = False) -> Iterator[Candidate]:
     """The files under root, in a stable order (sorted names, folder by folder).
 
     Runs once per file of a tree, so it works on strings: a folder's
@@ -100,7 +129,11 @@ def _walk_dir(root: Path, config_of: Callable[[Path, Sequence[str]], Config]) ->
     """
     ignores: list[tuple[str, object]] = []
     real_root = os.path.realpath(root)
-    for dirpath, dirnames, filenames in os.walk(root):
+    unreadable: list[tuple[str, OSError]] = []
+    for dirpath, dirnames, filenames in _os_walk(os.fspath(root), unreadable):
+        while unreadable:
+            folder, exc = unreadable.pop()
+            yield Candidate(Path(folder), None, note=f"cannot read folder: {exc.strerror or exc}", error=True)
         gitignore = os.path.join(dirpath, ".gitignore")
         if os.path.isfile(gitignore):
             try:
@@ -132,6 +165,9 @@ def _walk_dir(root: Path, config_of: Callable[[Path, Sequence[str]], Config]) ->
             and not os.path.islink(os.path.join(dirpath, d))
             and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
         )
+        temps = [n for n in filenames if n.endswith(".autofix") and n.startswith(".")] if clean else ()
+        for full in stale_temps(dirpath, temps) if temps else ():
+            yield Candidate(Path(full), None, note=_REMOVED)
         for name in sorted(filenames):
             full = os.path.join(dirpath, name)
             spec = detect(name)
@@ -143,6 +179,31 @@ def _walk_dir(root: Path, config_of: Callable[[Path, Sequence[str]], Config]) ->
                     yield Candidate(Path(full), spec, "symlink to a file outside the checked folder")
                     continue
                 yield Candidate(Path(full), spec)
+    for folder, exc in unreadable:
+        yield Candidate(Path(folder), None, note=f"cannot read folder: {exc.strerror or exc}", error=True)
+
+
+def _os_walk(top: str, unreadable: list[tuple[str, OSError]]) -> Iterator[tuple[str, list[str], list[str]]]:
+    """os.walk (top down, the caller prunes dirnames) without recursion, so a tree 10,000 folders deep is
+    walked; a folder that cannot be listed is put in unreadable (os.walk says nothing of it)."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError as exc:
+            unreadable.append((folder, exc))
+            continue
+        dirs, names = [], []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else names).append(entry.name)
+        yield folder, dirs, names
+        stack.extend(os.path.join(folder, d) for d in reversed(dirs))
 
 
 class NotRegularFile(OSError):
@@ -182,38 +243,224 @@ def _head(path: Path) -> bytes:
         return b""
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write data beside path and rename it over path, keeping path's mode (and owner, where allowed).
+class NotWritten(OSError):
+    """A fix autofix refuses to write: the file is read-only, or is not the file it read."""
 
-    A symlink is written through (its target is replaced), so the link stays a link.
+    def __init__(self, path: Path | str, reason: str):
+        super().__init__(0, reason, str(path))
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """The file a check read, as write_atomic compares it just before replacing it."""
+
+    link: bool  # the name was a symlink
+    real: str  # the name with every symlink resolved (a folder swapped for a link changes it)
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+
+
+# The identity of each file read for a check, by absolute name (only files worth parsing: those a fix may write).
+_READ: dict[str, Identity] = {}
+
+
+def read_identified(path: Path) -> tuple[bytes, Identity]:
+    """read_regular(path), and which file was read (see remember)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(0, "not a regular file", str(path))
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read()
+    finally:
+        os.close(fd)
+    try:
+        link = os.path.islink(path)
+    except OSError:
+        link = False
+    return data, Identity(link, os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def remember(path: Path | str, identity: Identity) -> None:
+    """A file read for a check: a fix is written only over that same file, unchanged (write_atomic)."""
+    _READ[os.path.abspath(path)] = identity
+
+
+def write_atomic(path: Path, data: bytes, expected: bytes | None = None) -> None:
+    """Replace path's bytes with data, if path is still the file autofix read and holds expected.
+
+    Just before writing, the file is checked against what was read (read_checked: device, inode,
+    size, mtime_ns, and the bytes when expected is given), opened without following a symlink
+    swapped in since, and refused when its permission bits forbid its owner to write (even for
+    root: a read-only file says "do not edit me"). A symlink named as such is written through.
+
+    How: a file with one link is replaced by a temp file beside it, renamed over it (a crash
+    leaves the old or the new file, never half of one), carrying its mode, owner, group and
+    extended attributes (ACLs among them). When the new file could not carry all of these (not
+    root, another owner; an attribute that cannot be set) or the file has several hard links, it
+    is written in place instead, after the same checks: the inode and everything on it are kept,
+    and the space is allocated first so that a full disk leaves the old bytes.
     """
-    if os.path.islink(path):
-        path = real_path(path)
-    old = path.stat()
-    mode = stat.S_IMODE(old.st_mode)
+    name = os.fspath(path)
+    seen = _READ.get(os.path.abspath(name))
+    try:
+        lst = os.lstat(name)
+    except FileNotFoundError:
+        raise NotWritten(path, "the file was removed since autofix read it") from None
+    link = stat.S_ISLNK(lst.st_mode)
+    if seen is not None and (link != seen.link or os.path.realpath(name) != seen.real):
+        raise NotWritten(path, "the file was replaced (by a symlink?) since autofix read it")
+    target = os.path.realpath(name) if link else name
+    try:
+        fd = os.open(target, os.O_RDONLY | _O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _O_CLOEXEC | _O_BINARY)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotWritten(path, "the file was replaced by a symlink since autofix read it") from None
+        raise
+    try:
+        old = os.fstat(fd)
+        if not stat.S_ISREG(old.st_mode):
+            raise NotWritten(path, "not a regular file")
+        if seen is not None and _id(old) != (seen.dev, seen.ino, seen.size, seen.mtime_ns):
+            raise NotWritten(path, "the file changed since autofix read it")
+        if expected is not None:
+            if hasattr(os, "O_NONBLOCK"):
+                os.set_blocking(fd, True)
+            if old.st_size != len(expected) or _read_all(fd) != expected:
+                raise NotWritten(path, "the file changed since autofix read it")
+        if not old.st_mode & stat.S_IWUSR:
+            raise NotWritten(path, "the file is read-only")
+        if old.st_nlink > 1 or not _replace(target, data, fd, old):
+            _write_in_place(target, data, old)
+    finally:
+        os.close(fd)
+
+
+def _id(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _read_all(fd: int) -> bytes:
+    chunks, at = [], 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, at)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        at += len(chunk)
+
+
+_TEMP = re.compile(r"^\..+\.(?:(\d+)\.[0-9a-f]{12}|[0-9a-f]{16})\.autofix$")
+STALE_TEMP_SECONDS = 3600
+
+
+def _temp_name(folder: str, name: str) -> str:
+    """A hidden name beside name, of autofix's own pattern (_TEMP), that fits the folder's name length."""
+    suffix = f".{os.getpid()}.{os.urandom(6).hex()}.autofix"
+    try:
+        limit = os.pathconf(folder or ".", "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = 255
+    raw = os.fsencode(name)
+    room = max(1, limit - len(suffix) - 1)
+    if len(raw) > room:  # cut on a character boundary (a cut name stays a name)
+        raw = raw[:room]
+        while raw and os.fsdecode(raw).encode("utf-8", "surrogateescape") != raw:
+            raw = raw[:-1]
+        raw = raw or b"x"
+    return os.path.join(folder, "." + os.fsdecode(raw) + suffix)
+
+
+def stale_temps(folder: str, names: Sequence[str]) -> list[str]:
+    """Remove the temp files of autofix's own naming among names in folder that no live run can be
+    writing (their process is gone, or they are over an hour old); the paths removed."""
+    import time
+
+    removed = []
+    for name in names:
+        match = _TEMP.match(name)
+        if match is None:
+            continue
+        full = os.path.join(folder, name)
+        try:
+            st = os.lstat(full)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            pid = int(match[1]) if match[1] else None
+            alive = pid is not None and _alive(pid)
+            if alive and time.time() - st.st_mtime < STALE_TEMP_SECONDS:
+                continue
+            if pid is None and time.time() - st.st_mtime < 60:  # the naming before the pid was in it
+                continue
+            os.unlink(full)
+            removed.append(full)
+        except OSError:
+            continue
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):
+        return True  # another user's process: it may be a run
+    return True
+
+
+def _replace(target: str, data: bytes, fd: int, old: os.stat_result) -> bool:
+    """Write data to a temp file beside target and rename it over target; False (nothing done) when
+    the new file cannot carry target's owner, group or extended attributes."""
+    folder = os.path.dirname(target)
     tmp = None
     try:
         while True:
             # Named before it is created: a signal at any point after leaves nothing behind
             # (mkstemp names its file only once it exists).
-            tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(8).hex()}.autofix")
+            tmp = _temp_name(folder, os.path.basename(target))
             try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC | _O_BINARY, 0o600)
+                out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC | _O_BINARY | _O_NOFOLLOW, 0o600)
                 break
             except FileExistsError:  # another file's name: not ours to remove
                 tmp = None
-        with os.fdopen(fd, "wb") as handle:
+        with os.fdopen(out, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
             new = os.fstat(handle.fileno())
-        if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid) and hasattr(os, "chown"):
-            try:  # keep the owner (a fix run by root, or in a setgid folder); only root may give a file away
-                os.chown(tmp, old.st_uid, old.st_gid)
-            except OSError:
-                pass
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+            if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid) and hasattr(os, "fchown"):
+                try:  # keep the owner (a fix run by root, or in a setgid folder); only root may give a file away
+                    os.fchown(handle.fileno(), old.st_uid, old.st_gid)
+                except OSError:
+                    pass
+            if not _copy_xattrs(fd, handle.fileno()):
+                os.unlink(tmp)
+                tmp = None
+                return False
+            os.chmod(handle.fileno(), stat.S_IMODE(old.st_mode))
+            new = os.fstat(handle.fileno())
+        if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid) or stat.S_IMODE(new.st_mode) != stat.S_IMODE(old.st_mode):
+            # Another group would hold the old group's rights: written in place instead.
+            os.unlink(tmp)
+            tmp = None
+            return False
+        try:  # the last look before the rename: nothing saved over the file since the checks
+            now = os.lstat(target)
+        except FileNotFoundError:
+            raise NotWritten(target, "the file was removed since autofix read it") from None
+        if stat.S_ISLNK(now.st_mode) or _id(now) != _id(old):
+            raise NotWritten(target, "the file changed since autofix read it")
+        os.replace(tmp, target)
+        return True
     except BaseException:
         try:
             if tmp is not None:
@@ -223,8 +470,71 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def _copy_xattrs(src: int, dst: int) -> bool:
+    """Copy every extended attribute (Linux ACLs are some) of src onto dst; False when one cannot be."""
+    if not hasattr(os, "listxattr"):
+        return True
+    try:
+        names = os.listxattr(src)
+    except OSError:
+        return True  # no extended attributes here (the file system has none)
+    for attr in names:
+        try:
+            os.setxattr(dst, attr, os.getxattr(src, attr))
+        except OSError:
+            return False
+    try:
+        return all(os.getxattr(dst, attr) == os.getxattr(src, attr) for attr in names)
+    except OSError:
+        return False
+
+
+def _write_in_place(target: str, data: bytes, old: os.stat_result) -> None:
+    """Overwrite target's bytes in its own inode (its links, owner and attributes stay), after checking it
+    is still the file checked; the space is allocated first, and on a failed write the old bytes go back."""
+    import signal
+
+    fd = os.open(target, os.O_RDWR | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY)
+    try:
+        if _id(os.fstat(fd)) != _id(old):
+            raise NotWritten(target, "the file changed since autofix read it")
+        before = _read_all(fd)
+        if len(data) > len(before) and hasattr(os, "posix_fallocate"):
+            try:
+                os.posix_fallocate(fd, 0, len(data))  # a full disk fails here, before a byte is changed
+            except OSError as exc:
+                if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL, getattr(errno, "ENOTSUP", -1)):
+                    raise
+        blocked = {signal.SIGINT, signal.SIGTERM} if hasattr(signal, "pthread_sigmask") else set()
+        masked = signal.pthread_sigmask(signal.SIG_BLOCK, blocked) if blocked else None
+        try:
+            try:
+                _pwrite_all(fd, data)
+                os.ftruncate(fd, len(data))
+                os.fsync(fd)
+            except OSError:
+                try:
+                    _pwrite_all(fd, before)
+                    os.ftruncate(fd, len(before))
+                except OSError:
+                    pass
+                raise
+        finally:
+            if masked is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, masked)
+    finally:
+        os.close(fd)
+
+
+def _pwrite_all(fd: int, data: bytes) -> None:
+    view, at = memoryview(data), 0
+    while at < len(data):
+        at += os.pwrite(fd, view[at:], at)
+
+
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 # -- what the files beside a launch say ---------------------------------------------
@@ -377,9 +687,13 @@ class ConfigReader:
         try:
             if path.stat().st_size > CONFIG_YAML_LIMIT:
                 return None
-            source = Source.decode(read_regular(path, CONFIG_YAML_LIMIT + 1))
+            data, identity = read_identified(path)
+            if len(data) > CONFIG_YAML_LIMIT:
+                return None
+            source = Source.decode(data)
         except (OSError, DecodeError):
             return None
+        remember(display(path), identity)
         return Linked(display(path), source)
 
 

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import click
@@ -112,9 +112,12 @@ def check_files(run: Run, targets: list[Path]) -> None:
     states = bytearray()
     said: dict[int, str | Outcome] = {}  # why a file is skipped, or what screening it said
     yamls: list[int] = []
-    for number, candidate in enumerate(walk(existing, run.resolver, run.force_exclude)):
+    for number, candidate in enumerate(walk(existing, run.resolver, run.force_exclude, clean=run.mode == "fix")):
         paths.append(str(candidate.path))
-        if candidate.spec is None:
+        if candidate.note is not None:
+            states.append(_FAILED if candidate.error else _NOTE)
+            said[number] = candidate.note
+        elif candidate.spec is None:
             states.append(_UNKNOWN)
         elif candidate.skip is not None:
             states.append(_SKIPPED)
@@ -151,14 +154,22 @@ def check_files(run: Run, targets: list[Path]) -> None:
             if kept is not None:
                 hits[i] = _HIT_CLEAN if kept is NOTHING else _HIT
     misses = [name for i, name in enumerate(alone) if not hits[i]]
-    outcomes = ordered_map(lambda name: checker.analyser.file(Path(name), name, alone=True), misses, run.jobs)
+    outcomes = ordered_map(lambda name: checker.analyser.file(Path(name), name, alone=True), misses, run.jobs,
+                           on_failure=lambda name, reason: Outcome(((f"{name}: not checked: {reason}", True),),
+                                                                   internal=True))
     turn = 0  # the position in alone of the next file left to parse
     from autofix.output.terminal import Progress
 
     run.progress = Progress(0 if run.quiet else len(paths))
     for number, (name, state) in enumerate(zip(paths, states)):
         run.progress.step(number, name)
-        if state == _UNKNOWN:
+        if state == _NOTE:
+            if not run.quiet:
+                _clear_progress(run)
+                click.echo(f"autofix: {name}: {said[number]}", err=True)
+        elif state == _FAILED:
+            run.error(f"{name}: {said[number]}")
+        elif state == _UNKNOWN:
             if not run.quiet:
                 click.echo(f"autofix: {name}: not a launch file autofix can read (skipped)", err=True)
         elif state == _SKIPPED:
@@ -189,7 +200,7 @@ def check_files(run: Run, targets: list[Path]) -> None:
 
 
 # What the walk of a run keeps of each file.
-_UNKNOWN, _SKIPPED, _NOTHING, _SAID, _PARSE = range(5)
+_UNKNOWN, _SKIPPED, _NOTHING, _SAID, _PARSE, _NOTE, _FAILED = range(7)
 # What the result cache held for a file left to parse: nothing (0), a clean outcome, another one.
 _HIT_CLEAN, _HIT = 1, 2
 
@@ -208,26 +219,57 @@ class _Checker:
         if isinstance(prepared, Outcome):
             self.finish(path, name, prepared)
         elif self.run.mode == "add-ignore":
-            self.write(path, _add_ignore(self.run, name, prepared.source, prepared.spec, prepared.settings))
+            counts = self.run.fixed, self.run.fixed_files
+            result = _add_ignore(self.run, name, prepared.source, prepared.spec, prepared.settings)
+            if result is not None and self.write(path, result):
+                self.run.fixed, self.run.fixed_files = counts  # nothing was written
         else:
             self.finish(path, name, self.analyser.check(path, name, prepared))
 
     def finish(self, path: Path, name: str, outcome) -> None:  # noqa: ANN001 - analysis.Outcome
-        self.write(path, _report(self.run, name, outcome))
+        """Report a file's outcome; with --fix, write first, and report as fixed only what was written."""
+        result = outcome.result
+        if result is not None and self.run.mode == "fix":
+            failed = self.write(path, result)
+            if failed:
+                outcome = replace(outcome, result=_unwritten(result, failed))
+        _report(self.run, name, outcome)
 
-    def write(self, path: Path, result) -> None:  # noqa: ANN001 - pipeline.Result
-        from autofix.files import write_atomic
+    def write(self, path: Path, result) -> set[str | None]:  # noqa: ANN001 - pipeline.Result
+        """Write a result's changed files; the names of those not written (None: the checked file)."""
+        from autofix.files import NotWritten, write_atomic
 
         run = self.run
+        failed: set[str | None] = set()
         if result is None or run.mode not in ("fix", "add-ignore"):
-            return
-        written = [(path, result.source, result.text)] if result.changed else []
-        written += [(Path(f.name), f.source, f.text) for f in result.linked if f.changed]
-        for target, source, text in written:
+            return failed
+        written = [(None, path, result.source, result.text)] if result.changed else []
+        written += [(f.name, Path(f.name), f.source, f.text) for f in result.linked if f.changed]
+        for key, target, source, text in written:
             try:
-                write_atomic(target, source.encode(text))
+                write_atomic(target, source.encode(text), expected=source.encode())
+            except NotWritten as exc:
+                failed.add(key)
+                run.error(f"{target}: not written: {exc.reason}")
             except OSError as exc:
+                failed.add(key)
                 run.error(f"{target}: cannot write: {exc.strerror or exc}")
+        return failed
+
+
+def _unwritten(result, failed: set[str | None]):  # noqa: ANN001, ANN202 - pipeline.Result
+    """result as it stands when the files in failed were not written: their fixes not applied."""
+    from autofix.pipeline import LinkedResult
+
+    def lost(r) -> bool:  # noqa: ANN001
+        return r.fixed and (r.path in failed or any(e.path in failed for e in r.fix.edits))
+
+    return replace(
+        result,
+        text=result.source.text if None in failed else result.text,
+        linked=tuple(LinkedResult(f.name, f.source, f.source.text) if f.name in failed else f for f in result.linked),
+        findings=[replace(r, fixed=False) if lost(r) else r for r in result.findings],
+    )
 
 
 def check_stdin(run: Run, name: str) -> None:

@@ -96,3 +96,116 @@ def test_python_dash_m_autofix_is_the_command(tmp_path: Path) -> None:
     (tmp_path / "a.sh").write_text("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --attention-backend tokenspeed_mla\n")
     done = _run(tmp_path, "a.sh")
     assert done.returncode == 1 and "SGL002" in done.stdout, done.stderr
+
+
+# -- a worker that dies or stalls does not hang the run ------------------------------------------------
+
+
+def _die_or_stall(item: int) -> int:
+    import signal
+    import time
+
+    if item == 3:
+        os.kill(os.getpid(), signal.SIGSEGV)  # a parser's segfault
+    if item == 5:
+        os.kill(os.getpid(), signal.SIGKILL)  # kill -9, the OOM killer
+    if item == 8:
+        time.sleep(600)  # a parser stuck on a hostile input
+    return item * 10
+
+
+@NEEDS_FORK
+def test_a_dead_or_stalled_worker_is_replaced_and_its_item_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setenv("AUTOFIX_FILE_TIMEOUT", "3")
+    items = list(range(workers.MIN_ITEMS * 2))
+    started = time.monotonic()
+    out = list(workers.ordered_map(_die_or_stall, items, jobs=2, on_failure=lambda item, why: (item, why)))
+    assert time.monotonic() - started < 60
+    expected = {3: (3, workers.CRASHED), 5: (5, workers.CRASHED), 8: (8, workers.TIMED_OUT)}
+    assert out == [expected.get(i, i * 10) for i in items]
+
+
+@NEEDS_FORK
+def test_fork_failure_falls_back_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    def no_fork() -> int:
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    items = list(range(workers.MIN_ITEMS * 2))
+    out = list(workers.ordered_map(_square_and_pid, items, jobs=2))
+    assert out == [(i * i, os.getpid()) for i in items]
+
+
+@NEEDS_FORK
+def test_fork_failing_after_a_first_worker_still_finishes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    real_fork, forks = os.fork, []
+
+    def one_fork() -> int:
+        if forks:
+            raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", one_fork)
+    items = list(range(workers.MIN_ITEMS * 2))
+    out = list(workers.ordered_map(_die_or_stall, [i if i not in (5, 8) else 1 for i in items], jobs=2,
+                                   on_failure=lambda item, why: why))
+    # The one worker dies on 3; no replacement can be forked: the rest are checked here.
+    assert out[3] == workers.CRASHED and out[4] == 40 and out[-1] == (len(items) - 1) * 10
+
+
+@NEEDS_FORK
+def test_a_crashing_check_in_a_run_is_reported_and_the_rest_fixed(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from autofix import analysis
+    from autofix.cli import main
+
+    bad = "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --attention-backend tokenspeed_mla\n"
+    for i in range(workers.MIN_ITEMS + 8):
+        (tmp_path / f"s{i:02}.sh").write_text(bad)
+    real = analysis.Analyser.file
+
+    def crash_on_one(self, path, name, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if name.endswith("s07.sh") and os.getpid() != parent:
+            os.kill(os.getpid(), 9)
+        return real(self, path, name, *args, **kwargs)
+
+    parent = os.getpid()
+    monkeypatch.setattr(analysis.Analyser, "file", crash_on_one)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["--fix", "--no-cache", "-j", "2", "."])
+    assert "autofix: s07.sh: not checked: the parser crashed" in result.output
+    assert result.exit_code == 2
+    assert (tmp_path / "s07.sh").read_text() == bad
+    fixed = [p for p in tmp_path.glob("s*.sh") if "--kv-cache-dtype" in p.read_text()]
+    assert len(fixed) == workers.MIN_ITEMS + 7
+    assert f"Fixed {workers.MIN_ITEMS + 7} finding(s)" in result.output
+
+
+DEEP = {
+    "calls": "x = " + "f(" * 3000 + ")" * 3000 + "\n",
+    "minus": "x = " + "-" * 20000 + "1\n",
+    "lambdas": "x = " + "lambda: " * 5000 + "1\n",
+    "sums": "x = " + "a + " * 5000 + "1\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(DEEP))
+def test_deep_nesting_is_refused_before_the_parser(tmp_path: Path, kind: str) -> None:
+    launch = "import subprocess\nsubprocess.run(['python3', '-m', 'sglang.launch_server', '--model-path', 'x'])\n"
+    (tmp_path / "deep.py").write_text(launch + DEEP[kind])
+    (tmp_path / "deep.ipynb").write_text(
+        '{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null, "source": '
+        + __import__("json").dumps(launch + DEEP["calls"]) + '}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    done = _run(tmp_path, "--jobs", "1", "deep.py", "deep.ipynb")
+    assert "autofix: deep.py: not checked: nested too deeply" in done.stderr, done.stderr[-2000:]
+    assert "autofix: deep.ipynb: not checked: nested too deeply" in done.stderr, done.stderr[-2000:]
+    assert done.returncode == 2 and "Traceback" not in done.stderr

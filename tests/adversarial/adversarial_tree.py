@@ -92,8 +92,8 @@ def build(root: Path) -> list[Case]:
     put("no-final-newline.sh", f"#!/bin/bash\n{BAD}".encode(), f"#!/bin/bash\n{GOOD}".encode())
     put("nul.sh", f"#!/bin/bash\n{BAD}\n\x00\n".encode(), skipped="NUL")
     put("nul.py", f"import os\nos.system('{BAD}')\x00\n".encode(), skipped="NUL")
-    # A read-only file with a fixable launch: autofix replaces it (the folder is writable), keeping its mode.
-    ro = put("read-only.sh", BAD_SH.encode(), GOOD_SH.encode())
+    # A read-only file with a fixable launch: its bits say "do not edit me"; autofix does not, even as root.
+    ro = put("read-only.sh", BAD_SH.encode(), skipped="not written: the file is read-only")
     ro.chmod(0o444)
     # A folder named like a launch file, holding one.
     put("x.sh/inner.sh", BAD_SH.encode(), GOOD_SH.encode())

@@ -24,7 +24,7 @@ def _temps(folder: Path) -> list[Path]:
     return [p for p in folder.rglob("*.autofix") if p.name.startswith(".")]
 
 
-@pytest.mark.parametrize("mode", [0o644, 0o600, 0o755, 0o444, 0o2755])
+@pytest.mark.parametrize("mode", [0o644, 0o600, 0o755, 0o2755, 0o604])
 def test_mode_kept(tmp_path: Path, mode: int) -> None:
     path = tmp_path / "serve.sh"
     path.write_bytes(b"old")
