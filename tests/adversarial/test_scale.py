@@ -29,7 +29,11 @@ def test_many_files(tmp_path: Path, processes: int) -> None:
     seconds = time.monotonic() - start
     for proc, (_, err) in zip(procs, outputs):
         assert b"Traceback" not in err, err[-2000:]
-        assert proc.returncode == 0, err[-2000:]
+        # Two runs fixing one tree at once: a file the other run rewrote after this one read it is left
+        # to that run (exit 2, said per file), never overwritten with a fix of the old bytes.
+        refused = [line for line in err.splitlines() if line.startswith(b"autofix: ") and b"not written" in line]
+        assert all(b"the file changed since autofix read it" in line for line in refused), err[-2000:]
+        assert proc.returncode == (2 if refused else 0), err[-2000:]
     wrong = [p for p, (_, after) in expected.items() if p.read_bytes() != after]
     assert wrong == []
     assert not [p for p in (tmp_path / "tree").rglob(".*.autofix")]
