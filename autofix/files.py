@@ -298,7 +298,8 @@ def write_atomic(path: Path, data: bytes, expected: bytes | None = None) -> None
     Just before writing, the file is checked against what was read (read_checked: device, inode,
     size, mtime_ns, and the bytes when expected is given), opened without following a symlink
     swapped in since, and refused when its permission bits forbid its owner to write (even for
-    root: a read-only file says "do not edit me"). A symlink named as such is written through.
+    root: a read-only file says "do not edit me"). A file changed since that now holds data
+    (another run of autofix fixed it) is left as it is. A symlink named as such is written through.
 
     How: a file with one link is replaced by a temp file beside it, renamed over it (a crash
     leaves the old or the new file, never half of one), carrying its mode, owner, group and
@@ -327,13 +328,15 @@ def write_atomic(path: Path, data: bytes, expected: bytes | None = None) -> None
         old = os.fstat(fd)
         if not stat.S_ISREG(old.st_mode):
             raise NotWritten(path, "not a regular file")
-        if seen is not None and _id(old) != (seen.dev, seen.ino, seen.size, seen.mtime_ns):
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(fd, True)
+        changed = seen is not None and _id(old) != (seen.dev, seen.ino, seen.size, seen.mtime_ns)
+        if not changed and expected is not None:
+            changed = old.st_size != len(expected) or _read_all(fd) != expected
+        if changed:
+            if old.st_size == len(data) and _read_all(fd) == data:
+                return  # it already holds the fix (another run wrote it): nothing is lost, nothing to do
             raise NotWritten(path, "the file changed since autofix read it")
-        if expected is not None:
-            if hasattr(os, "O_NONBLOCK"):
-                os.set_blocking(fd, True)
-            if old.st_size != len(expected) or _read_all(fd) != expected:
-                raise NotWritten(path, "the file changed since autofix read it")
         if not old.st_mode & stat.S_IWUSR:
             raise NotWritten(path, "the file is read-only")
         if old.st_nlink > 1 or not _replace(target, data, fd, old):
@@ -458,6 +461,10 @@ def _replace(target: str, data: bytes, fd: int, old: os.stat_result) -> bool:
         except FileNotFoundError:
             raise NotWritten(target, "the file was removed since autofix read it") from None
         if stat.S_ISLNK(now.st_mode) or _id(now) != _id(old):
+            if not stat.S_ISLNK(now.st_mode) and _holds(target, data):
+                os.unlink(tmp)  # another run wrote the same fix meanwhile
+                tmp = None
+                return True
             raise NotWritten(target, "the file changed since autofix read it")
         os.replace(tmp, target)
         return True
@@ -468,6 +475,19 @@ def _replace(target: str, data: bytes, fd: int, old: os.stat_result) -> bool:
         except OSError:
             pass
         raise
+
+
+def _holds(target: str, data: bytes) -> bool:
+    """Whether the regular file at target holds exactly data."""
+    try:
+        fd = os.open(target, os.O_RDONLY | _O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _O_CLOEXEC | _O_BINARY)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        return stat.S_ISREG(st.st_mode) and st.st_size == len(data) and _read_all(fd) == data
+    finally:
+        os.close(fd)
 
 
 def _copy_xattrs(src: int, dst: int) -> bool:
@@ -497,6 +517,8 @@ def _write_in_place(target: str, data: bytes, old: os.stat_result) -> None:
     fd = os.open(target, os.O_RDWR | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY)
     try:
         if _id(os.fstat(fd)) != _id(old):
+            if _read_all(fd) == data:
+                return  # another run wrote the same fix meanwhile
             raise NotWritten(target, "the file changed since autofix read it")
         before = _read_all(fd)
         if len(data) > len(before) and hasattr(os, "posix_fallocate"):

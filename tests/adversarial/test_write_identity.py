@@ -367,3 +367,12 @@ def _dead_pid() -> int:
     proc = subprocess.Popen(["true"])
     proc.wait()
     return proc.pid
+
+
+def test_a_file_another_run_fixed_meanwhile_is_left_as_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "serve.sh"
+    path.write_text(adv.BAD_SH)
+    _during_check(monkeypatch, lambda: path.write_text(adv.GOOD_SH))  # two runs on one tree (pre-commit and CI)
+    result = _fix(tmp_path, monkeypatch, "serve.sh")
+    assert path.read_text() == adv.GOOD_SH
+    assert result.exit_code == 0, result.output
