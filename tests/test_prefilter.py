@@ -36,12 +36,16 @@ PROBE = """
 import collections, json, sys
 import autofix.files as files
 reads = collections.Counter()
-real = files.read_regular
+real, real_identified = files.read_regular, files.read_identified
 def counting(path, limit=None):
     if limit is None:
         reads[str(path)] += 1
     return real(path, limit)
+def counting_identified(path):
+    reads[str(path)] += 1
+    return real_identified(path)
 files.read_regular = counting
+files.read_identified = counting_identified
 from autofix.cli import main
 try:
     main(sys.argv[1:])
