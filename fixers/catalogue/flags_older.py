@@ -20,7 +20,7 @@ from autofix.model import Unresolvable
 from autofix.rules import remove, rule, set_
 
 from ._common import gpu, served
-from .attention_moe_more import _quant
+from .attention_moe_more import _DEEPEP_V2_MODELS, _quant
 from .elastic_ep import _release
 from .newly_judged import _dspark, _target_a2a
 from .parallel import _model_known_not
@@ -317,7 +317,7 @@ rule(
 # DeepEP v2 runs only for the architectures SGLang validated it on; the deterministic-inference
 # check of the attention backend comes first, so the rule needs a backend written that it takes.
 
-_DEEPEP_V2_ARCHS = ("DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM", "Qwen3MoeForCausalLM")
+_DEEPEP_V2_ARCHS = _DEEPEP_V2_MODELS  # the architectures validate_deepep_v2_model_architecture takes
 _DETERMINISTIC_BACKENDS = ("fa3", "fa4", "flashinfer", "triton")
 
 
