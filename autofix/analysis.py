@@ -116,11 +116,7 @@ class Analyser:
         effective = self.resolver.effective(path)  # the nearest configuration's, or --config's
         lookup = ModelLookup(folder, self.roots, self.models, effective.fetch_model_config)
         reader = ConfigReader(folder, self.roots)
-        settings = Settings(
-            effective.fixers_for(path), effective.release, self.releases[str(folder)], effective.unsafe,
-            lookup, reader, only_config, gpu=effective.gpu_for(path),
-            unused_suppressions=effective.reports_unused_for(path),
-        )
+        settings = effective.settings_for(path, self.releases[str(folder)], lookup, reader, only_config)
         prepared = decode(name, data, spec, settings)
         if self.cache is None or isinstance(prepared, Outcome):
             return prepared

@@ -214,6 +214,7 @@ def main(
     run = Run("add-ignore" if add_ignore else "diff" if diff_mode else "fix" if fix_mode else "check", fmt)
     run.resolver, run.force_exclude = resolver, force_exclude
     run.quiet, run.show_fixes, run.stdout = quiet, show_fixes, sys.stdout
+    run.upgrade_to = sglang_version
     if statistics:
         from autofix.output.counts import Statistics
 

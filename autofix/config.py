@@ -365,6 +365,20 @@ class Effective:
     fetch_model_config: bool = False  # --fetch-model-config, or the configuration's `fetch-model-config`
     # per-file-gpu's patterns and their GPUs; empty under --gpu, which wins over every file's.
     per_file_gpu: dict = field(default_factory=dict)
+    upgrading: bool = False  # the release is --sglang-version's, not (only) the configuration's
+
+    def settings_for(self, path: Path, neighbour_release: str | None, model_lookup: object,
+                     read_config: object = None, only_config: str | None = None) -> object:
+        """The pipeline's Settings for checking path: the one place they are built (files, stdin, the
+        language server)."""
+        from autofix.pipeline import Settings
+
+        return Settings(
+            self.fixers_for(path), self.release, neighbour_release, self.unsafe, model_lookup,  # type: ignore[arg-type]
+            read_config, only_config, gpu=self.gpu_for(path),  # type: ignore[arg-type]
+            unused_suppressions=self.reports_unused_for(path), upgrading=self.upgrading,
+            configured_release=self.config.sglang_version,
+        )
 
     def gpu_for(self, path: Path) -> object:
         """The GPU a file's launches run on, as the configuration and --gpu name it (None: not named,
@@ -457,4 +471,5 @@ def _effective(config: Config, overrides: Overrides, only: set[str] | None) -> E
         gpu,
         overrides.fetch_model_config or config.fetch_model_config,
         {} if overrides.gpu else per_file_gpu,
+        overrides.sglang_version is not None,
     )

@@ -69,6 +69,11 @@ class Settings:
     gpu: Gpu | None = None
     # AF100: report the suppression comments of the checked text that suppress nothing.
     unused_suppressions: bool = False
+    # release is --sglang-version's: each finding the text's own release (configured_release,
+    # the configuration's `sglang-version`, else the text's pin or a neighbour's) does not give
+    # is marked as coming from the release change (Reported.upgrade).
+    upgrading: bool = False
+    configured_release: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.gpu, str):  # a name, as `--gpu` takes it
@@ -91,6 +96,9 @@ class Reported:
     launch_line: int  # the line the launch starts on (in the checked file)
     fixed: bool = False
     path: str | None = None  # the linked file the finding is in; None: the checked file
+    # Checked as --sglang-version's release, a finding the text's own release (its pin, a
+    # neighbour's, or none known) does not give: what moving to that release brings.
+    upgrade: bool = False
 
     @property
     def fix(self) -> Fix | None:
@@ -147,9 +155,14 @@ def fix_text(source: Source, fmt: FormatSpec, settings: Settings, fix: bool = Fa
     module = load(fmt)
     unit = _Unit(source, settings.read_config)
     fixed: list[Reported] = []
-    for _ in range(MAX_PASSES):
+    own: set[tuple[str, str | None, str]] | None = None  # what the text's own release finds
+    for round_ in range(MAX_PASSES):
         unit.lay_out()
         checked = _check(unit, module, settings)
+        if round_ == 0:
+            own = _own_release_findings(unit, module, settings)
+        if own is not None:
+            checked = [(_upgrade(r, own), f) for r, f in checked]
         fixes = [f for _, f in checked if f is not None and f.applies(settings.unsafe)]
         reported = [r for r, _ in checked]
         if not fix or not fixes:
@@ -377,6 +390,30 @@ def _check(unit: _Unit, module, settings: Settings) -> list[tuple[Reported, Fix 
         checked += _unused_suppressions(source, module, settings, release, used, gpu)
     checked.sort(key=lambda rf: (rf[0].path is not None, rf[0].path or "", rf[0].line, rf[0].column, rf[0].fixer.code))
     return checked
+
+
+def _own_release_findings(unit: _Unit, module, settings: Settings) -> set[tuple[str, str | None, str]] | None:  # noqa: ANN001
+    """With --sglang-version naming another release than the text's own (the configuration's, its
+    pin, a neighbour's, or none known), what a check as its own release finds (code, file,
+    message); else None.
+
+    A finding of the --sglang-version check not among these comes from the release change."""
+    forced = settings.release
+    if not settings.upgrading or forced is None:
+        return None
+    own = settings.configured_release or release_in_text(unit.current(None).text) or settings.neighbour_release
+    mine = release_of(own)
+    if mine is not None and checked_as(mine) == checked_as(release_of(forced) or forced):
+        return None
+    newer, older = unit.newer, unit.older
+    found = _check(unit, module, replace(settings, release=settings.configured_release, upgrading=False,
+                                         unused_suppressions=False))
+    unit.newer, unit.older = newer, older  # what the run reports is its own check's
+    return {(r.fixer.code, r.path, r.finding.message) for r, _ in found}
+
+
+def _upgrade(r: Reported, own: set[tuple[str, str | None, str]]) -> Reported:
+    return r if (r.fixer.code, r.path, r.finding.message) in own else replace(r, upgrade=True)
 
 
 def _run(fx: Fixer, launch: Launch) -> list[Finding]:

@@ -37,7 +37,7 @@ from autofix.source import Source, Span
 
 __all__ = ["Lookups", "ResultCache"]
 
-SCHEMA = "results-1"
+SCHEMA = "results-2"
 
 
 class _Recorded:
@@ -181,14 +181,14 @@ def _reported_json(r: Reported) -> list[object]:
         r.fixer.code, r.finding.at.start, r.finding.at.end, r.finding.message,
         None if fix is None else [fix.title, fix.applicability.value,
                                   [[e.span.start, e.span.end, e.text, e.path] for e in fix.edits]],
-        r.line, r.column, r.end_line, r.end_column, r.launch_line, r.path,
+        r.line, r.column, r.end_line, r.end_column, r.launch_line, r.path, r.upgrade,
     ]
 
 
 def _reported(held: list) -> Reported:
     from autofix.fixer import _by_code
 
-    code, start, end, message, fix, line, column, end_line, end_column, launch_line, path = held
+    code, start, end, message, fix, line, column, end_line, end_column, launch_line, path, upgrade = held
     made = None
     if fix is not None:
         title, applicability, edits = fix
@@ -196,7 +196,7 @@ def _reported(held: list) -> Reported:
                                      for a, b, text, path_ in edits), Applicability(applicability))
     finding = Finding(Span(int(start), int(end)), str(message), made)
     return Reported(_by_code(str(code)), finding, int(line), int(column), int(end_line), int(end_column),
-                    int(launch_line), path=None if path is None else str(path))
+                    int(launch_line), path=None if path is None else str(path), upgrade=bool(upgrade))
 
 
 def _result(held: dict, source: Source, linked: dict[str, Linked]) -> Result:

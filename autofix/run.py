@@ -63,6 +63,8 @@ class Run:
     kept: list = field(default_factory=list)  # (path, finding) for a format printed whole at the end (junit)
     fingerprints: dict[str, int] = field(default_factory=dict)  # GitLab fingerprints given so far
     stdout: object = None  # the real stdout when --output-file takes the report: stdin's --fix text goes there
+    upgrade_to: str | None = None  # --sglang-version
+    upgrades: int = 0  # findings (fixed or not) the files' own release does not give: Reported.upgrade
 
     def first_time(self, r) -> bool:  # noqa: ANN001
         if r.path is None:
@@ -278,7 +280,6 @@ def check_stdin(run: Run, name: str) -> None:
     from autofix.files import neighbour_release
     from autofix.formats import detect
     from autofix.modelconfigs import ModelLookup
-    from autofix.pipeline import Settings
 
     run.stdin = True
     data = sys.stdin.buffer.read()
@@ -288,10 +289,8 @@ def check_stdin(run: Run, name: str) -> None:
         return
     folder = Path(name).parent.resolve()
     effective = run.resolver.effective(Path(name))  # type: ignore[union-attr]
-    settings = Settings(effective.fixers_for(Path(name)), effective.release, neighbour_release(folder),
-                        effective.unsafe, ModelLookup(folder, [Path.cwd()], fetch=effective.fetch_model_config),
-                        gpu=effective.gpu_for(Path(name)),
-                        unused_suppressions=effective.reports_unused_for(Path(name)))
+    settings = effective.settings_for(Path(name), neighbour_release(folder),
+                                      ModelLookup(folder, [Path.cwd()], fetch=effective.fetch_model_config))
     prepared = decode(name, data, spec, settings)
     if isinstance(prepared, Outcome):
         result = _report(run, name, prepared)
@@ -343,6 +342,7 @@ def _report(run: Run, name: str, outcome):  # noqa: ANN202, ANN001 - analysis.Ou
         return None
     source = result.source
     findings = [r for r in result.findings if run.first_time(r)]
+    run.upgrades += sum(r.upgrade for r in findings)
     remaining = [r for r in findings if not r.fixed]
     fixed = [r for r in findings if r.fixed]
     sources = {None: source, **{f.name: f.source for f in result.linked}}
@@ -500,6 +500,10 @@ def finish(run: Run) -> int:
         colour = _colour(run, err=False)
         click.echo(summary(run.remaining, len(run.finding_files), run.fixable, run.unsafe_fixable, Style(colour)),
                    color=colour)
+    if run.upgrades and not run.quiet and run.mode != "add-ignore" and (
+            run.mode == "diff" or run.fmt == "text" and run.statistics is None):
+        click.echo(f"{run.upgrades} of them come from the move to SGLang {run.upgrade_to}: the release "
+                   "each file is written for (pinned, configured, or not known) does not give them.", err=True)
     if run.errors:
         return EXIT_ERROR
     if run.mode == "diff":

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from autofix import rule_index
 from autofix.cli import main
 from autofix.formats import shell, yaml
+from autofix.resultcache import SCHEMA
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "tests" / "data" / "model-configs"
@@ -162,14 +163,15 @@ def test_a_corrupt_entry_is_a_miss(cache_on, tree: Path, parsed: list[str], tmp_
     cache = tmp_path / "cache"
     first = run("--cache-dir", str(cache), ".")
     kept = entries(cache)
-    for path, junk in zip(kept, (b"", b'{"schema": "results-1", "deps"', b'{"schema": "results-1", "deps": 3}')):
+    held = json.dumps(SCHEMA).encode()
+    for path, junk in zip(kept, (b"", b'{"schema": ' + held + b', "deps"', b'{"schema": ' + held + b', "deps": 3}')):
         path.write_bytes(junk)  # empty, cut short, of another shape
     [facts] = cache.glob("*/rules.json")
     facts.write_bytes(b"\x00\xff not json")
     parsed.clear()
     assert run("--cache-dir", str(cache), ".") == first
     assert len(parsed) == 3  # each corrupt entry checked again, and written whole
-    assert all(json.loads(p.read_bytes())["schema"] == "results-1" for p in entries(cache))
+    assert all(json.loads(p.read_bytes())["schema"] == SCHEMA for p in entries(cache))
     assert json.loads(facts.read_bytes())["rules"]
     parsed.clear()
     assert run("--cache-dir", str(cache), ".") == first and parsed == []
@@ -203,7 +205,7 @@ def test_concurrent_runs_share_one_cache(cache_on, tree: Path, tmp_path: Path) -
     assert outputs[0][0] == outputs[1][0]
     assert len(json.loads(outputs[0][0])) == 42
     kept = entries(cache)
-    assert len(kept) == 43 and all(json.loads(p.read_bytes())["schema"] == "results-1" for p in kept)
+    assert len(kept) == 43 and all(json.loads(p.read_bytes())["schema"] == SCHEMA for p in kept)
     assert not list(cache.rglob(".tmp-*"))  # no temporary file left behind
     written = {p: p.stat().st_mtime_ns for p in kept}
     again = subprocess.run(command, cwd=tree, env=env, capture_output=True, check=False, timeout=300)

@@ -138,11 +138,9 @@ class Checker:
         folder = path.parent
         roots = [*self.roots, folder]
         reader = _BufferConfigReader(folder, roots, buffers)
-        settings = Settings(
-            effective.fixers_for(path), effective.release, neighbour_release(folder), effective.unsafe,
-            ModelLookup(folder, roots, fetch=effective.fetch_model_config), reader, only_config,
-            gpu=effective.gpu_for(path), unused_suppressions=effective.reports_unused_for(path),
-        )
+        settings = effective.settings_for(path, neighbour_release(folder),
+                                          ModelLookup(folder, roots, fetch=effective.fetch_model_config),
+                                          reader, only_config)
         source = Source(text)
         result = fix_text(source, spec, settings)
         if result.error is not None:
